@@ -7,6 +7,7 @@
 
 #include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/clock.hpp"
 #include "bam/nvme/spec.hpp"
 #include "bam/queue/doorbell.hpp"
 #include "bam/queue/queue_state.hpp"
@@ -30,6 +31,13 @@ namespace bam {
 /// every SQ slot passed) and rings the CQ doorbell once. Only then is the command ID released,
 /// so a new command with that ID can never match the stale entry.
 ///
+/// Timeouts: wait_for gives up after a deadline and returns sc::host_timeout. It first marks
+/// its command ID abandoned, then scans once more; if it finds its entry and can still clear the
+/// mark, it consumes the entry normally. Otherwise the command ID stays allocated: a completion
+/// that arrives later is consumed by whichever CQ-lock holder finds it at the head (it clears the
+/// mark, moves the head past it and only then frees the ID), so a late completion neither blocks
+/// the queue nor matches a newer command. A completion that never arrives leaks its ID.
+///
 /// Memory order: entries are published with release stores of the marker / doorbell / DW3
 /// word and read after the matching acquire loads. Bookkeeping words (tickets, turn counters,
 /// markers, locks) use `Scope`: thread_scope_device when only GPU threads (or only host threads)
@@ -51,6 +59,13 @@ class queue_pair_ref {
     return wait(cid);
   }
 
+  /// As submit_and_wait, but gives up after `timeout_ns` (0: never) and then returns an entry
+  /// with status sc::host_timeout and the command's ID.
+  BAM_HD nvme::completion submit_and_wait(nvme::command cmd, std::uint64_t timeout_ns) const {
+    const std::uint16_t cid = submit(cmd);
+    return wait_for(cid, timeout_ns);
+  }
+
   /// First half of submit_and_wait: returns the command ID to pass to wait().
   BAM_HD std::uint16_t submit(nvme::command& cmd) const {
     const std::uint16_t cid = acquire_cid();
@@ -60,9 +75,33 @@ class queue_pair_ref {
   }
 
   /// Second half: polls for the completion of `cid`, consumes it and frees the command ID.
-  BAM_HD nvme::completion wait(std::uint16_t cid) const {
-    const nvme::completion c = poll_and_consume(cid);
-    release_cid(cid);
+  BAM_HD nvme::completion wait(std::uint16_t cid) const { return wait_for(cid, 0); }
+
+  /// Second half with a timeout (0: wait forever); see the class comment for what happens to
+  /// the command ID of a command that timed out.
+  BAM_HD nvme::completion wait_for(std::uint16_t cid, std::uint64_t timeout_ns) const {
+    nvme::completion c{};
+    const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
+    if (poll_and_consume(cid, deadline, c)) {
+      release_cid(cid);
+      return c;
+    }
+    // Give up: mark the ID abandoned, then look once more (the entry may have just arrived).
+    const std::uint32_t bit = 1u << (cid % 32);
+    ref_t<std::uint32_t> abandoned(p_.abandoned_bits[cid / 32]);
+    abandoned.fetch_or(bit, acq_rel);
+    std::uint64_t pos = 0;
+    std::uint32_t slot = 0;
+    if (find(cid, pos, slot) && (abandoned.fetch_and(~bit, acq_rel) & bit) != 0) {
+      c = consume(pos, slot);  // still ours: nobody claimed it
+      release_cid(cid);
+      return c;
+    }
+    ref_t<std::uint64_t>(p_.counters->timeouts).fetch_add(1, relaxed);
+    c = nvme::completion{};
+    c.cid = cid;
+    c.sf = static_cast<std::uint16_t>(
+        nvme::completion::make_dw3(cid, false, nvme::sc::host_timeout) >> 16);
     return c;
   }
 
@@ -97,15 +136,15 @@ class queue_pair_ref {
 
   // ---- submission ----------------------------------------------------------------------------
   BAM_HD void enqueue(const nvme::command& cmd) const {
-    const std::uint64_t ticket =
-        ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
+    const std::uint64_t ticket = ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
     const auto slot = static_cast<std::uint32_t>(ticket % p_.sq_entries);
     const auto turn = static_cast<std::uint32_t>(ticket / p_.sq_entries);
 
     // Wait for the previous occupant of the slot to be both submitted and fetched.
     ref_t<std::uint32_t> turn_counter(p_.turn_counters[slot]);
     backoff bo;
-    while (turn_counter.load(acquire) != 2 * turn) bo.pause();
+    while (turn_counter.load(acquire) != 2 * turn)
+      bo.pause();
 
     p_.sq[slot] = cmd;
     ref_t<std::uint32_t> marker(p_.tail_markers[slot]);
@@ -155,22 +194,40 @@ class queue_pair_ref {
     return reinterpret_cast<std::uint32_t*>(p_.cq + slot)[nvme::completion_dw3_index];
   }
 
-  BAM_HD nvme::completion poll_and_consume(std::uint16_t cid) const {
+  /// One scan of the posted run from the head: true and the entry's position if `cid` is there.
+  BAM_HD bool find(std::uint16_t cid, std::uint64_t& pos, std::uint32_t& at) const {
+    const std::uint64_t head = ref_t<std::uint64_t>(p_.counters->cq_head).load(acquire);
+    auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
+    // Phase of entries written in pass k of the ring: 1 for even k, 0 for odd k.
+    bool phase = ((head / p_.cq_entries) & 1) == 0;
+    for (std::uint32_t i = 0; i < p_.cq_entries; ++i) {
+      const std::uint32_t dw3 = system_atomic_ref<std::uint32_t>(cqe_dw3(slot)).load(acquire);
+      if (nvme::completion::dw3_phase(dw3) != phase) return false;  // end of the posted run
+      if (nvme::completion::dw3_cid(dw3) == cid) {
+        pos = head + i;
+        at = slot;
+        return true;
+      }
+      if (++slot == p_.cq_entries) {
+        slot = 0;
+        phase = !phase;
+      }
+    }
+    return false;
+  }
+
+  /// Polls until the entry of `cid` is found and consumed (true) or `deadline` passes (false).
+  BAM_HD bool poll_and_consume(std::uint16_t cid, std::uint64_t deadline,
+                               nvme::completion& out) const {
     backoff bo;
     for (;;) {
-      const std::uint64_t head = ref_t<std::uint64_t>(p_.counters->cq_head).load(acquire);
-      auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
-      // Phase of entries written in pass k of the ring: 1 for even k, 0 for odd k.
-      bool phase = ((head / p_.cq_entries) & 1) == 0;
-      for (std::uint32_t i = 0; i < p_.cq_entries; ++i) {
-        const std::uint32_t dw3 = system_atomic_ref<std::uint32_t>(cqe_dw3(slot)).load(acquire);
-        if (nvme::completion::dw3_phase(dw3) != phase) break;  // not posted yet: end of the run
-        if (nvme::completion::dw3_cid(dw3) == cid) return consume(head + i, slot);
-        if (++slot == p_.cq_entries) {
-          slot = 0;
-          phase = !phase;
-        }
+      std::uint64_t pos = 0;
+      std::uint32_t slot = 0;
+      if (find(cid, pos, slot)) {
+        out = consume(pos, slot);
+        return true;
       }
+      if (deadline != ~std::uint64_t{0} && now_ns() >= deadline) return false;
       bo.pause();
     }
   }
@@ -181,7 +238,8 @@ class queue_pair_ref {
     const nvme::completion entry = p_.cq[slot];
     std::uint32_t& position_lock = p_.cq_position_locks[slot];
     backoff bo;
-    while (!try_lock(position_lock)) bo.pause();
+    while (!try_lock(position_lock))
+      bo.pause();
     ref_t<std::uint32_t>(p_.head_markers[slot]).store(1, release);
     ref_t<std::uint64_t> cq_head(p_.counters->cq_head);
     while (cq_head.load(acquire) <= pos) {
@@ -204,10 +262,18 @@ class queue_pair_ref {
     const std::uint64_t start = head;
     auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
     std::uint32_t sqhd = 0;
+    constexpr std::uint32_t max_claims = 8;
+    std::uint16_t claimed[max_claims];
+    std::uint32_t claims = 0;
     for (;;) {
       ref_t<std::uint32_t> marker(p_.head_markers[slot]);
-      if (marker.load(acquire) == 0) break;
-      marker.store(0, relaxed);
+      if (marker.load(acquire) != 0) {
+        marker.store(0, relaxed);
+      } else if (claims == max_claims || !claim_abandoned(head, slot, claimed[claims])) {
+        break;
+      } else {
+        ++claims;  // a late completion of a waiter that gave up: consumed on its behalf
+      }
       sqhd = p_.cq[slot].sqhd;
       ++head;
       if (++slot == p_.cq_entries) slot = 0;
@@ -228,6 +294,24 @@ class queue_pair_ref {
     Doorbell::ring(p_.cq_doorbell, slot);
     ref_t<std::uint64_t>(c.cq_doorbell_writes).fetch_add(1, relaxed);
     ref_t<std::uint64_t>(c.cq_head).store(head, release);
+    // The head is past the claimed entries: their IDs can no longer match a stale entry.
+    if (claims != 0) ref_t<std::uint64_t>(c.late_completions).fetch_add(claims, relaxed);
+    for (std::uint32_t i = 0; i < claims; ++i)
+      release_cid(claimed[i]);
+  }
+
+  /// CQ-lock holder at virtual position `pos`: if the entry there is posted and its command ID
+  /// was abandoned by a waiter that timed out, takes the abandoned mark and returns true.
+  BAM_HD bool claim_abandoned(std::uint64_t pos, std::uint32_t slot, std::uint16_t& id) const {
+    const std::uint32_t dw3 = system_atomic_ref<std::uint32_t>(cqe_dw3(slot)).load(acquire);
+    const bool phase = ((pos / p_.cq_entries) & 1) == 0;
+    if (nvme::completion::dw3_phase(dw3) != phase) return false;  // not posted yet
+    id = nvme::completion::dw3_cid(dw3);
+    if (id >= p_.cid_count) return false;
+    const std::uint32_t bit = 1u << (id % 32);
+    ref_t<std::uint32_t> abandoned(p_.abandoned_bits[id / 32]);
+    if ((abandoned.load(relaxed) & bit) == 0) return false;
+    return (abandoned.fetch_and(~bit, acq_rel) & bit) != 0;
   }
 
   queue_pointers p_{};

@@ -16,12 +16,14 @@ struct queue_counters {
   alignas(128) std::uint64_t sq_ticket;  ///< next SQ ticket
   alignas(128) std::uint64_t sq_tail;    ///< virtual SQ tail (under tail_lock)
   std::uint32_t tail_lock;
-  std::uint64_t sq_doorbell_writes;      ///< SQ doorbell writes (under tail_lock)
-  alignas(128) std::uint64_t sq_head;    ///< virtual SQ head from SQHD (under cq_lock)
-  alignas(128) std::uint64_t cq_head;    ///< virtual CQ head (under cq_lock)
+  std::uint64_t sq_doorbell_writes;    ///< SQ doorbell writes (under tail_lock)
+  alignas(128) std::uint64_t sq_head;  ///< virtual SQ head from SQHD (under cq_lock)
+  alignas(128) std::uint64_t cq_head;  ///< virtual CQ head (under cq_lock)
   std::uint32_t cq_lock;
-  std::uint64_t cq_doorbell_writes;      ///< CQ doorbell writes (under cq_lock)
+  std::uint64_t cq_doorbell_writes;       ///< CQ doorbell writes (under cq_lock)
   alignas(128) std::uint64_t cid_ticket;  ///< command-ID allocation cursor
+  std::uint64_t timeouts;                 ///< waits that gave up (wait_for)
+  std::uint64_t late_completions;         ///< completions consumed for a waiter that gave up
 };
 static_assert(sizeof(queue_counters) == 5 * 128);
 
@@ -37,6 +39,7 @@ struct queue_pointers {
   std::uint32_t* head_markers = nullptr;       ///< [cq_entries]
   std::uint32_t* cq_position_locks = nullptr;  ///< [cq_entries]
   std::uint32_t* cid_bits = nullptr;           ///< [cid_count / 32], set = in use
+  std::uint32_t* abandoned_bits = nullptr;     ///< [cid_count / 32], set = waiter timed out
   std::uint32_t sq_entries = 0;
   std::uint32_t cq_entries = 0;
   std::uint32_t cid_count = 0;  ///< command IDs in the pool (multiple of 32)
@@ -60,7 +63,7 @@ BAM_HD constexpr std::uint32_t cid_count_for(std::uint32_t sq_entries) {
 /// Byte layout of a queue pair's bookkeeping in one zero-initialised block.
 struct queue_state_layout {
   std::size_t counters = 0, turn_counters = 0, tail_markers = 0, head_markers = 0,
-              cq_position_locks = 0, cid_bits = 0, bytes = 0;
+              cq_position_locks = 0, cid_bits = 0, abandoned_bits = 0, bytes = 0;
   std::uint32_t cid_count = 0;
 
   BAM_HD constexpr queue_state_layout(std::uint32_t sq_entries, std::uint32_t cq_entries)
@@ -78,6 +81,8 @@ struct queue_state_layout {
     at += align(cq_entries * sizeof(std::uint32_t));
     cid_bits = at;
     at += align(cid_count / 32 * sizeof(std::uint32_t));
+    abandoned_bits = at;
+    at += align(cid_count / 32 * sizeof(std::uint32_t));
     bytes = at;
   }
   BAM_HD static constexpr std::size_t align(std::size_t n) { return (n + 127) / 128 * 128; }
@@ -91,6 +96,7 @@ struct queue_state_layout {
     p.head_markers = reinterpret_cast<std::uint32_t*>(b + head_markers);
     p.cq_position_locks = reinterpret_cast<std::uint32_t*>(b + cq_position_locks);
     p.cid_bits = reinterpret_cast<std::uint32_t*>(b + cid_bits);
+    p.abandoned_bits = reinterpret_cast<std::uint32_t*>(b + abandoned_bits);
     p.cid_count = cid_count;
   }
 };
