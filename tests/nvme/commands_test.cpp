@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "bam/nvme/commands.hpp"
+#include "bam/nvme/names.hpp"  // prints statuses in failure messages
 
 namespace {
 using namespace bam::nvme;

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "bam/nvme/names.hpp"  // prints statuses in failure messages
 #include "bam/nvme/prp.hpp"
 
 namespace {
