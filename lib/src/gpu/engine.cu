@@ -1,0 +1,401 @@
+// The GPU controller engine: persistent warps that serve emulated drives' I/O queues.
+//
+// Warp w of W owns queues w, w + W, w + 2W, ... (at most 32: lane j holds queue w + j*W's
+// controller state in registers). Each turn of its loop a warp
+//   1. reads the SQ tail doorbells of its queues (one lane each), takes up to 32 new entries
+//      (no more than it has free pending slots), one lane per entry: fetch, decode_io, fault
+//      decision;
+//   2. moves the data of the batch warp-cooperatively, 16-byte chunks spread over all lanes
+//      (media <-> the buffer PRP1/PRP2 name; multi-page PRPs through walk_prps);
+//   3. asks the drive's timing model for each command's completion time (one reservation of
+//      the drive's pipe per batch and drive) and parks the completion in shared memory;
+//   4. posts every parked completion that is due (CQ has room): DW0-2, then DW3 with release.
+// Ordering and throttling come from the due times; no thread sleeps for a command.
+#include <cuda/atomic>
+
+#include "bam/detail/clock.hpp"
+#include "bam/nvme/prp.hpp"
+#include "engine.cuh"
+
+namespace bam::gpu::detail {
+namespace {
+
+constexpr std::uint32_t full = 0xffffffffu;
+constexpr std::uint64_t empty_slot = ~std::uint64_t{0};
+
+__device__ std::uint32_t lanemask_lt() {
+  std::uint32_t m;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+
+template <class T>
+__device__ T shfl(T v, int src) {
+  return __shfl_sync(full, v, src);
+}
+__device__ std::uint64_t shfl64(std::uint64_t v, int src) {
+  return __shfl_sync(full, static_cast<unsigned long long>(v), src);
+}
+template <class T>
+__device__ T* shfl_ptr(T* p, int src) {
+  return reinterpret_cast<T*>(shfl64(reinterpret_cast<std::uintptr_t>(p), src));
+}
+
+/// Warp-cooperative copy of one contiguous piece (16-byte aligned, multiple of 16 bytes).
+__device__ void copy_piece(std::byte* dst, const std::byte* src, std::uint64_t bytes, int lane) {
+  const auto* s = reinterpret_cast<const uint4*>(src);
+  auto* d = reinterpret_cast<uint4*>(dst);
+  const std::uint64_t n = bytes / 16;
+  constexpr int unroll = 8;
+  std::uint64_t i = lane;
+  for (; i + 32 * (unroll - 1) < n; i += 32 * unroll) {
+    uint4 v[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+      v[u] = __ldcg(s + i + 32 * u);
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+      __stcg(d + i + 32 * u, v[u]);
+  }
+  for (; i < n; i += 32)
+    __stcg(d + i, __ldcg(s + i));
+}
+
+__device__ std::uint32_t pack_info(std::uint16_t cid, nvme::status st, std::uint32_t owner) {
+  return std::uint32_t{cid} | (std::uint32_t{st.sc} << 16) | (std::uint32_t{st.sct & 7u} << 24) |
+         (owner << 27);
+}
+
+__global__ void engine_kernel(engine_params p) {
+  extern __shared__ std::uint64_t shared[];
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  const std::uint32_t warp_in_block = threadIdx.x / 32;
+  const std::uint32_t warps_per_block = blockDim.x / 32;
+  const std::uint32_t warp = blockIdx.x * warps_per_block + warp_in_block;
+  const std::uint32_t W = p.total_warps;
+
+  std::uint64_t* due = shared + warp_in_block * pending_per_warp;
+  auto* info = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
+               warp_in_block * pending_per_warp;
+  auto* add = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
+              warps_per_block * pending_per_warp + warp_in_block * 32;
+  for (std::uint32_t i = lane; i < pending_per_warp; i += 32)
+    due[i] = empty_slot;
+  add[lane] = 0;
+
+  // This lane's queue (if any) and its controller state.
+  const std::uint32_t q = warp + static_cast<std::uint32_t>(lane) * W;
+  const bool have = q < p.n_queues;
+  engine_queue Q{};
+  if (have) Q = p.queues[q];
+  std::uint32_t sq_head = 0;       // slot
+  std::uint64_t sq_fetched = 0;    // virtual: fault-injection key
+  std::uint64_t cq_tail = 0;       // virtual
+  std::uint32_t cq_head_slot = 0;  // from the CQ head doorbell
+  engine_queue_stats st{0, 0, 0, 0};
+  std::uint32_t parked = 0;  // pending slots in use (warp-uniform)
+
+  __syncwarp();
+  if (lane == 0) atomicAdd(p.started, 1u);
+
+  for (std::uint32_t turn = 0;; ++turn) {
+    if ((turn & 255) == 0) {
+      const std::uint32_t stop = shfl(lane == 0 ? *p.stop : 0u, 0);
+      if (stop != 0) break;
+    }
+    bool idle = true;
+
+    // ---- 1. fetch -----------------------------------------------------------------------------
+    std::uint32_t avail = 0;
+    if (have) {
+      const std::uint32_t tail =
+          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(*Q.sq_doorbell)
+              .load(cuda::memory_order_acquire);
+      if (tail < Q.sq_entries)
+        avail = tail >= sq_head ? tail - sq_head : tail + Q.sq_entries - sq_head;
+    }
+    const std::uint32_t room = pending_per_warp - parked;
+    const std::uint32_t cap = room < 32 ? room : 32;
+    std::uint32_t take = avail < 32 ? avail : 32;
+    std::uint32_t incl = take;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+      const std::uint32_t v = __shfl_up_sync(full, incl, o);
+      if (lane >= o) incl += v;
+    }
+    const std::uint32_t excl = incl - take;
+    take = excl >= cap ? 0 : (take < cap - excl ? take : cap - excl);
+    const std::uint32_t all = shfl(incl, 31);
+    const std::uint32_t total = all < cap ? all : cap;
+
+    if (total > 0) {
+      idle = false;
+      __syncwarp();  // the doorbell acquires above order the entry loads below
+      // Lane i < total handles entry i of the batch: find its queue's lane.
+      int owner = 0;
+      std::uint32_t first = 0;
+      for (std::uint32_t m = __ballot_sync(full, take > 0); m != 0; m &= m - 1) {
+        const int l = __ffs(m) - 1;
+        const std::uint32_t e = shfl(excl, l), t = shfl(take, l);
+        if (static_cast<std::uint32_t>(lane) >= e && static_cast<std::uint32_t>(lane) < e + t) {
+          owner = l;
+          first = e;
+        }
+      }
+      const std::uint32_t o_head = shfl(sq_head, owner);
+      const std::uint64_t o_fetched = shfl64(sq_fetched, owner);
+      nvme::command* const o_sq = shfl_ptr(Q.sq, owner);
+      const std::uint32_t o_sqn = shfl(Q.sq_entries, owner);
+      const std::uint32_t o_drive = shfl(static_cast<std::uint32_t>(Q.drive), owner);
+      const std::uint32_t o_q = shfl(q, owner);
+      const bool mine = static_cast<std::uint32_t>(lane) < total;
+
+      nvme::command c{};
+      emu::io_request r{};
+      emu::fault_action fate = emu::fault_action::none;
+      const engine_drive* D = p.drives + o_drive;
+      if (mine) {
+        std::uint32_t slot = o_head + (lane - first);
+        if (slot >= o_sqn) slot -= o_sqn;
+        const auto* src = reinterpret_cast<const uint4*>(o_sq + slot);
+        uint4 w[4];
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+          w[k] = __ldcg(src + k);
+        memcpy(&c, w, sizeof c);
+        r = emu::decode_io(c, D->ns);
+        fate = D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
+        if (fate == emu::fault_action::error && r.status.ok()) {
+          r.status = D->faults.error_status;
+          r.moves_data = false;
+        }
+        if (!D->moves_data || fate == emu::fault_action::drop) r.moves_data = false;
+      }
+      if (take > 0) {
+        sq_head += take;
+        if (sq_head >= Q.sq_entries) sq_head -= Q.sq_entries;
+        sq_fetched += take;
+      }
+
+      // ---- 2. data ------------------------------------------------------------------------------
+      // Single-piece transfers (the buffer within one memory page): all lanes copy chunk g of
+      // the batch's concatenated transfers, g = lane, lane + 32, ...
+      const std::uint64_t page = 4096;
+      const bool simple = mine && r.moves_data && r.status.ok() &&
+                          (c.prp1 & (page - 1)) + r.bytes <= page && (c.prp1 & 15) == 0;
+      const bool complex_piece = mine && r.moves_data && r.status.ok() && !simple;
+      std::uint32_t chunks = simple ? static_cast<std::uint32_t>(r.bytes / 16) : 0;
+      std::uint32_t cincl = chunks;
+#pragma unroll
+      for (int o = 1; o < 32; o <<= 1) {
+        const std::uint32_t v = __shfl_up_sync(full, cincl, o);
+        if (lane >= o) cincl += v;
+      }
+      const std::uint32_t all_chunks = shfl(cincl, 31);
+      std::byte* const my_host = reinterpret_cast<std::byte*>(c.prp1);
+      std::byte* const my_media = D->media + r.media_offset;
+      constexpr int unroll = 4;
+      for (std::uint32_t base = 0; base < all_chunks; base += 32 * unroll) {
+        uint4 v[unroll];
+        uint4* dst[unroll];
+#pragma unroll
+        for (int u = 0; u < unroll; ++u) {
+          const std::uint32_t g = base + 32 * u + lane;
+          // Owner command: the first lane whose inclusive chunk count exceeds g.
+          int lo = 0;
+#pragma unroll
+          for (int step = 16; step > 0; step >>= 1) {
+            const std::uint32_t v_at = __shfl_sync(full, cincl, lo + step - 1);
+            if (v_at <= g) lo += step;
+          }
+          const std::uint32_t start = __shfl_sync(full, cincl - chunks, lo);
+          std::byte* const host = shfl_ptr(my_host, lo);
+          std::byte* const media = shfl_ptr(my_media, lo);
+          const bool wr = __shfl_sync(full, static_cast<int>(r.write), lo) != 0;
+          dst[u] = nullptr;
+          if (g < all_chunks) {
+            const std::uint64_t off = std::uint64_t{g - start} * 16;
+            const uint4* src = reinterpret_cast<const uint4*>((wr ? host : media) + off);
+            dst[u] = reinterpret_cast<uint4*>((wr ? media : host) + off);
+            v[u] = __ldcg(src);
+          }
+        }
+#pragma unroll
+        for (int u = 0; u < unroll; ++u)
+          if (dst[u] != nullptr) __stcg(dst[u], v[u]);
+      }
+      // Multi-page transfers: one command at a time, pieces from walk_prps.
+      for (std::uint32_t m = __ballot_sync(full, complex_piece); m != 0; m &= m - 1) {
+        const int l = __ffs(m) - 1;
+        const std::uint64_t prp1 = shfl64(c.prp1, l), prp2 = shfl64(c.prp2, l);
+        const std::uint64_t bytes = shfl64(r.bytes, l);
+        std::byte* const media = shfl_ptr(my_media, l);
+        const bool wr = __shfl_sync(full, static_cast<int>(r.write), l) != 0;
+        const nvme::status s = nvme::walk_prps(
+            prp1, prp2, bytes, 12,
+            [](std::uint64_t bus) { return reinterpret_cast<const std::uint64_t*>(bus); },
+            [&](std::uint64_t bus, std::uint64_t len, std::uint64_t off) {
+              auto* host = reinterpret_cast<std::byte*>(bus);
+              if ((bus & 15) != 0 || (len & 15) != 0) return;  // emulated DMA: 16-byte units
+              if (wr)
+                copy_piece(media + off, host, len, lane);
+              else
+                copy_piece(host, media + off, len, lane);
+            });
+        if (lane == l) r.status = s;
+      }
+      __syncwarp();
+      cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
+      __syncwarp();
+
+      // ---- 3. timing ----------------------------------------------------------------------------
+      const bool keep = mine && fate != emu::fault_action::drop;
+      std::uint64_t when = 0;
+      const bool throttled = mine && D->service.throttled;
+      const std::uint32_t throttled_mask = __ballot_sync(full, throttled);
+      if (throttled) {
+        const std::uint64_t cost = D->service.cost_ps(r.write, static_cast<std::uint32_t>(r.bytes));
+        const std::uint32_t group = __match_any_sync(throttled_mask, o_drive);
+        std::uint64_t prefix = 0, sum = 0;
+        for (std::uint32_t m = group; m != 0; m &= m - 1) {
+          const int l = __ffs(m) - 1;
+          const std::uint64_t cl = __shfl_sync(group, static_cast<unsigned long long>(cost), l);
+          sum += cl;
+          if (l <= lane) prefix += cl;
+        }
+        const int leader = __ffs(group) - 1;
+        std::uint64_t start = 0;
+        if (lane == leader) start = emu::reserve(*D->clock, bam::now_ns() * 1000, sum);
+        start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
+        when = emu::due_ns(D->service, start + prefix);
+      }
+      if (fate == emu::fault_action::delay)
+        when = (when == 0 ? bam::now_ns() : when) + D->faults.delay_ns;
+
+      // ---- park ---------------------------------------------------------------------------------
+      const std::uint32_t keep_mask = __ballot_sync(full, keep);
+      const std::uint32_t rank = __popc(keep_mask & lanemask_lt());
+      std::uint32_t assigned = 0;
+      for (std::uint32_t k = 0; k < pending_per_warp / 32 && assigned < __popc(keep_mask); ++k) {
+        const std::uint32_t free_bits = __ballot_sync(full, due[k * 32 + lane] == empty_slot);
+        const std::uint32_t n = __popc(free_bits);
+        if (keep && rank >= assigned && rank < assigned + n) {
+          const std::uint32_t s = k * 32 + __fns(free_bits, 0, rank - assigned + 1);
+          info[s] = pack_info(c.cid, r.status, static_cast<std::uint32_t>(owner));
+          due[s] = when;
+        }
+        assigned += n;
+      }
+      parked += __popc(keep_mask);
+      // Per-queue counters: the owner lane adds its entries' outcomes.
+      const bool dropped = mine && fate == emu::fault_action::drop;
+      const bool delayed = keep && fate == emu::fault_action::delay;
+      for (std::uint32_t m = __ballot_sync(full, dropped || delayed); m != 0; m &= m - 1) {
+        const int l = __ffs(m) - 1;
+        const int o = __shfl_sync(full, owner, l);
+        const bool d = __shfl_sync(full, static_cast<int>(dropped), l) != 0;
+        if (lane == o) (d ? st.dropped : st.delayed) += 1;
+      }
+      __syncwarp();
+    }
+
+    // ---- 4. post due completions
+    // ------------------------------------------------------------------
+    if (parked > 0) {
+      // Refresh the CQ head of queues whose CQ looks nearly full.
+      if (have) {
+        const std::uint32_t used_slot_tail = static_cast<std::uint32_t>(cq_tail % Q.cq_entries);
+        std::uint32_t used = used_slot_tail >= cq_head_slot
+                                 ? used_slot_tail - cq_head_slot
+                                 : used_slot_tail + Q.cq_entries - cq_head_slot;
+        if (Q.cq_entries - 1 - used < 64)
+          cq_head_slot = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(*Q.cq_doorbell)
+                             .load(cuda::memory_order_acquire) %
+                         Q.cq_entries;
+      }
+      std::uint32_t cq_free = 0;
+      if (have) {
+        const std::uint32_t t = static_cast<std::uint32_t>(cq_tail % Q.cq_entries);
+        const std::uint32_t used =
+            t >= cq_head_slot ? t - cq_head_slot : t + Q.cq_entries - cq_head_slot;
+        cq_free = Q.cq_entries - 1 - used;
+      }
+      const std::uint64_t now = bam::now_ns();
+      for (std::uint32_t k = 0; k < pending_per_warp / 32; ++k) {
+        const std::uint32_t s = k * 32 + lane;
+        const std::uint64_t d = due[s];
+        const bool ready = d != empty_slot && d <= now;
+        const std::uint32_t ready_mask = __ballot_sync(full, ready);
+        if (ready_mask == 0) continue;
+        const std::uint32_t inf = info[s];
+        const int o = ready ? static_cast<int>(inf >> 27) : lane;
+        const std::uint64_t tail = shfl64(cq_tail, o);
+        const std::uint32_t o_free = __shfl_sync(full, cq_free, o);
+        nvme::completion* const o_cq = shfl_ptr(Q.cq, o);
+        const std::uint32_t o_cqn = __shfl_sync(full, Q.cq_entries, o);
+        const std::uint32_t o_sqhd = __shfl_sync(full, sq_head, o);
+        const std::uint16_t o_qid =
+            static_cast<std::uint16_t>(__shfl_sync(full, static_cast<std::uint32_t>(Q.qid), o));
+        std::uint32_t group = 0, rank = 0;
+        if (ready) {
+          group = __match_any_sync(ready_mask, o);
+          rank = __popc(group & lanemask_lt());
+        }
+        const bool post = ready && rank < o_free;
+        if (post) {
+          const std::uint64_t v = tail + rank;
+          const auto slot = static_cast<std::uint32_t>(v % o_cqn);
+          const bool phase = ((v / o_cqn) & 1) == 0;
+          const nvme::status status{static_cast<std::uint8_t>((inf >> 24) & 7u),
+                                    static_cast<std::uint8_t>((inf >> 16) & 0xffu)};
+          std::uint32_t* const words = reinterpret_cast<std::uint32_t*>(o_cq + slot);
+          __stcg(reinterpret_cast<uint2*>(words), make_uint2(0, 0));
+          __stcg(words + 2, std::uint32_t{o_sqhd} | (std::uint32_t{o_qid} << 16));
+          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(words[3]).store(
+              nvme::completion::make_dw3(static_cast<std::uint16_t>(inf & 0xffffu), phase, status),
+              cuda::memory_order_release);
+          due[s] = empty_slot;
+          // Count per queue: the group's lowest lane reports how many of its group posted.
+          if (rank == 0) {
+            const std::uint32_t posted = __popc(group) < o_free ? __popc(group) : o_free;
+            add[o] = posted;
+          }
+        }
+        const std::uint32_t posted_mask = __ballot_sync(full, post);
+        parked -= __popc(posted_mask);
+        const bool err = post && ((inf >> 16) & 0x7ffu) != 0;
+        for (std::uint32_t m = __ballot_sync(full, err); m != 0; m &= m - 1) {
+          const int l = __ffs(m) - 1;
+          const int ol = __shfl_sync(full, o, l);
+          if (lane == ol) ++st.errors;
+        }
+        __syncwarp();
+        const std::uint32_t a = add[lane];
+        if (a != 0) {
+          cq_tail += a;
+          cq_free -= a;
+          st.completed += a;
+          add[lane] = 0;
+        }
+        __syncwarp();
+        idle = idle && posted_mask == 0;
+      }
+    }
+    if (idle) __nanosleep(64);
+  }
+  if (have) p.stats[q] = st;
+}
+
+}  // namespace
+
+cudaError_t launch_engine(const engine_params& p, std::uint32_t blocks,
+                          std::uint32_t warps_per_block, cudaStream_t stream) {
+  const std::size_t shared = engine_shared_bytes_per_warp * warps_per_block;
+  cudaError_t e = cudaFuncSetAttribute(engine_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared));
+  if (e != cudaSuccess) return e;
+  engine_kernel<<<blocks, warps_per_block * 32, shared, stream>>>(p);
+  return cudaGetLastError();
+}
+
+}  // namespace bam::gpu::detail
