@@ -53,13 +53,16 @@ __global__ void direct_read(const uint4* media, std::uint64_t blocks, std::uint3
 
 __global__ void io_kernel(gpu::drives_view v, std::byte* buffers, std::uint32_t threads,
                           std::uint32_t ios, bool write, std::uint64_t seed,
-                          unsigned long long* errors) {
+                          unsigned long long* errors, bool warp_mapping) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   const std::uint32_t bytes = 1u << v.lba_shift;
   std::byte* buf = buffers + std::uint64_t{t} * bytes;
-  const std::uint32_t drive = t % v.drives;
-  const std::uint32_t queue = (t / v.drives) % v.queues_per_drive;
+  // Round-robin over drives, then queues: by thread (the BaM paper's benchmark) or by warp (the
+  // lanes of a warp share one queue).
+  const std::uint32_t unit = warp_mapping ? t / 32 : t;
+  const std::uint32_t drive = unit % v.drives;
+  const std::uint32_t queue = (unit / v.drives) % v.queues_per_drive;
   unsigned long long bad = 0;
   for (std::uint32_t i = 0; i < ios; ++i) {
     const std::uint64_t lba = mix(seed ^ (std::uint64_t{t} << 20) ^ i) % v.lbas;
@@ -164,7 +167,7 @@ ceilings measure_ceilings(std::uint64_t media_bytes, std::uint32_t block, int re
 }
 
 io_run run_io(const gpu::drives_view& v, std::uint32_t threads, std::uint32_t ios_per_thread,
-              bool write, std::uint64_t seed, std::uint64_t* errors) {
+              bool write, std::uint64_t seed, std::uint64_t* errors, bool warp_mapping) {
   // Buffers are allocated before the engine starts (cudaMalloc may synchronise the device):
   // the caller warms this with the largest thread count first.
   std::byte* buffers = io_buffers.get(std::size_t{threads} << v.lba_shift);
@@ -180,7 +183,7 @@ io_run run_io(const gpu::drives_view& v, std::uint32_t threads, std::uint32_t io
   *err = 0;
   check(cudaEventRecord(a, s), "record");
   io_kernel<<<(threads + 255) / 256, 256, 0, s>>>(v, buffers, threads, ios_per_thread, write, seed,
-                                                  err);
+                                                  err, warp_mapping);
   check(cudaGetLastError(), "io_kernel");
   check(cudaEventRecord(b, s), "record");
   check(cudaEventSynchronize(b), "sync");

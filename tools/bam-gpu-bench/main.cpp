@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   std::string model = "ideal", op = "read", out, commit = "unknown", media = "pinned", label;
   std::vector<std::uint32_t> threads{1u << 20};
   bool with_ceilings = false;
+  std::string mapping = "thread";
   double max_seconds = 2.0;
   app.add_option("--drives", drives, "emulated SSDs");
   app.add_option("--model", model, "timing model preset or JSON file");
@@ -41,6 +42,8 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "runs per point (the median is reported)");
   app.add_option("--media-mib", media_mib, "media size in MiB, all drives together");
   app.add_option("--media", media, "pinned or device")->check(CLI::IsMember({"pinned", "device"}));
+  app.add_option("--mapping", mapping, "queue choice: by thread (BaM's benchmark) or by warp")
+      ->check(CLI::IsMember({"thread", "warp"}));
   app.add_option("--engine-blocks", engine_blocks, "persistent engine blocks");
   app.add_option("--engine-warps", engine_warps, "warps per engine block");
   app.add_flag("--ceilings", with_ceilings,
@@ -82,7 +85,8 @@ int main(int argc, char** argv) {
                    {"media_bytes_total", media_bytes},
                    {"engine_blocks", engine_blocks},
                    {"engine_warps_per_block", engine_warps},
-                   {"repeats", repeats}};
+                   {"repeats", repeats},
+                   {"mapping", mapping}};
 
   if (with_ceilings) {
     const auto c = bam::bench::measure_ceilings(media_bytes, io_size, repeats);
@@ -118,6 +122,7 @@ int main(int argc, char** argv) {
   const double cost_ps = static_cast<double>(table.cost_ps(op == "write", io_size));
   const double cap = cost_ps > 0 ? 1e12 / cost_ps : 0;
   doc["config"]["model_cap_iops_per_drive"] = cap;
+  doc["config"]["gpu_timer_rate"] = set.timer_rate();
 
   fmt::print("{:>9} {:>10} {:>12} {:>12} {:>8}\n", "threads", "ios", "median MIOPS", "per drive",
              "GB/s");
@@ -134,7 +139,8 @@ int main(int argc, char** argv) {
     std::uint64_t errors = 0;
     for (std::uint32_t r = 0; r < repeats; ++r) {
       std::uint64_t e = 0;
-      const auto run = bam::bench::run_io(set.view(), t, per_thread, op == "write", seed++, &e);
+      const auto run = bam::bench::run_io(set.view(), t, per_thread, op == "write", seed++, &e,
+                                          mapping == "warp");
       errors += e;
       iops.push_back(static_cast<double>(run.ios) / run.seconds);
     }

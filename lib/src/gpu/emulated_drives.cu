@@ -37,6 +37,8 @@ struct emulated_drives::impl {
   std::uint32_t* stop_value = nullptr;  // pinned host word
   cudaStream_t engine_stream = nullptr, control_stream = nullptr;
   std::uint32_t n_queues = 0, warps = 0;
+  std::vector<detail::engine_drive> drive_table;  // host copy, service times in model units
+  double timer_rate = 1.0;                        // GPU timer ns per host ns, from start()
 
   ~impl() {
     for (std::uint32_t d = 0; d < media.size(); ++d) {
@@ -189,6 +191,10 @@ std::uint32_t emulated_drives::engine_warps() const {
   return impl_->warps;
 }
 
+double emulated_drives::timer_rate() const {
+  return impl_->timer_rate;
+}
+
 std::byte* emulated_drives::host_media(std::uint32_t d) const {
   return impl_->host.at(d);
 }
@@ -205,8 +211,47 @@ void emulated_drives::start() {
   check(cudaMemsetAsync(m.stats, 0, m.n_queues * sizeof(detail::engine_queue_stats), s),
         "clear stats");
   check(cudaStreamSynchronize(s), "clear");
+  std::uint64_t timer_base = 0;
+  // The models are in real time; the engine's clock is the GPU's %globaltimer, whose rate is
+  // not exactly the host's (seen 1.1x off on a virtualised H200): measure it and convert.
+  {
+    std::uint64_t* probe = reinterpret_cast<std::uint64_t*>(m.control + 40);
+    std::uint64_t g[2];
+    std::chrono::steady_clock::time_point h[2];
+    for (int i = 0; i < 2; ++i) {
+      if (i == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const auto before = std::chrono::steady_clock::now();
+      check(detail::launch_timer_probe(probe, s), "timer probe");
+      check(cudaMemcpyAsync(&g[i], probe, sizeof g[i], cudaMemcpyDeviceToHost, s), "timer probe");
+      check(cudaStreamSynchronize(s), "timer probe");
+      const auto after = std::chrono::steady_clock::now();
+      h[i] = before + (after - before) / 2;
+    }
+    const double host_ns = std::chrono::duration<double, std::nano>(h[1] - h[0]).count();
+    m.timer_rate = static_cast<double>(g[1] - g[0]) / host_ns;
+    timer_base = g[1];
+    if (!(m.timer_rate > 0.5 && m.timer_rate < 2.0)) m.timer_rate = 1.0;  // implausible: ignore
+  }
+  std::vector<detail::engine_drive> ed = m.drive_table;
+  for (auto& d : ed) {
+    emu::service_table& t = d.service;
+    auto scale = [&](std::uint64_t& v) {
+      v = static_cast<std::uint64_t>(static_cast<double>(v) * m.timer_rate + 0.5);
+    };
+    scale(t.read_512_ps);
+    scale(t.read_4k_ps);
+    scale(t.write_512_ps);
+    scale(t.write_4k_ps);
+    scale(t.read_ps_per_kib);
+    scale(t.write_ps_per_kib);
+    scale(t.min_latency_ns);
+    scale(d.faults.delay_ns);
+  }
+  check(cudaMemcpyAsync(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice, s),
+        "copy drives");
+  check(cudaStreamSynchronize(s), "copy drives");
   detail::engine_params p{m.queues,  m.n_queues,     m.drives, m.stats,
-                          m.control, m.control + 32, m.warps};
+                          m.control, m.control + 32, m.warps,  timer_base};
   check(
       detail::launch_engine(p, m.cfg.engine_blocks, m.cfg.engine_warps_per_block, m.engine_stream),
       "launch engine");

@@ -109,8 +109,8 @@ __global__ void engine_kernel(engine_params p) {
     std::uint32_t avail = 0;
     if (have) {
       const std::uint32_t tail =
-          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(*Q.sq_doorbell)
-              .load(cuda::memory_order_acquire);
+          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*Q.sq_doorbell)
+              .load(cuda::memory_order_relaxed);
       if (tail < Q.sq_entries)
         avail = tail >= sq_head ? tail - sq_head : tail + Q.sq_entries - sq_head;
     }
@@ -130,7 +130,10 @@ __global__ void engine_kernel(engine_params p) {
 
     if (total > 0) {
       idle = false;
-      __syncwarp();  // the doorbell acquires above order the entry loads below
+      // The doorbells were read relaxed: one fence orders the entry loads after them, and the
+      // warp barrier extends that to the lanes that load entries of other lanes' queues.
+      cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+      __syncwarp();
       // Lane i < total handles entry i of the batch: find its queue's lane.
       int owner = 0;
       std::uint32_t first = 0;
@@ -244,8 +247,10 @@ __global__ void engine_kernel(engine_params p) {
             });
         if (lane == l) r.status = s;
       }
+      // Data before completions: every lane fences its own copies (device scope: the waiters
+      // are threads of this GPU), the barrier orders them before any lane's DW3 store.
       __syncwarp();
-      cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
+      cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
       __syncwarp();
 
       // ---- 3. timing ----------------------------------------------------------------------------
@@ -265,9 +270,12 @@ __global__ void engine_kernel(engine_params p) {
         }
         const int leader = __ffs(group) - 1;
         std::uint64_t start = 0;
-        if (lane == leader) start = emu::reserve(*D->clock, bam::now_ns() * 1000, sum);
+        // Virtual time in ps since the engine started (the timer itself, often Unix-epoch ns,
+        // would overflow 64 bits in ps).
+        if (lane == leader)
+          start = emu::reserve(*D->clock, (bam::now_ns() - p.timer_base) * 1000, sum);
         start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
-        when = emu::due_ns(D->service, start + prefix);
+        when = p.timer_base + emu::due_ns(D->service, start + prefix);
       }
       if (fate == emu::fault_action::delay)
         when = (when == 0 ? bam::now_ns() : when) + D->faults.delay_ns;
@@ -309,7 +317,7 @@ __global__ void engine_kernel(engine_params p) {
                                  ? used_slot_tail - cq_head_slot
                                  : used_slot_tail + Q.cq_entries - cq_head_slot;
         if (Q.cq_entries - 1 - used < 64)
-          cq_head_slot = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(*Q.cq_doorbell)
+          cq_head_slot = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*Q.cq_doorbell)
                              .load(cuda::memory_order_acquire) %
                          Q.cq_entries;
       }
@@ -351,9 +359,12 @@ __global__ void engine_kernel(engine_params p) {
           std::uint32_t* const words = reinterpret_cast<std::uint32_t*>(o_cq + slot);
           __stcg(reinterpret_cast<uint2*>(words), make_uint2(0, 0));
           __stcg(words + 2, std::uint32_t{o_sqhd} | (std::uint32_t{o_qid} << 16));
-          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(words[3]).store(
+          // Relaxed: the release fence after the data copy already ordered everything before.
+          // DW0-2 were stored just above by this lane: order them before DW3.
+          cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[3]).store(
               nvme::completion::make_dw3(static_cast<std::uint16_t>(inf & 0xffffu), phase, status),
-              cuda::memory_order_release);
+              cuda::memory_order_relaxed);
           due[s] = empty_slot;
           // Count per queue: the group's lowest lane reports how many of its group posted.
           if (rank == 0) {
@@ -386,7 +397,16 @@ __global__ void engine_kernel(engine_params p) {
   if (have) p.stats[q] = st;
 }
 
+__global__ void timer_probe(std::uint64_t* out) {
+  *out = bam::now_ns();
+}
+
 }  // namespace
+
+cudaError_t launch_timer_probe(std::uint64_t* out, cudaStream_t stream) {
+  timer_probe<<<1, 1, 0, stream>>>(out);
+  return cudaGetLastError();
+}
 
 cudaError_t launch_engine(const engine_params& p, std::uint32_t blocks,
                           std::uint32_t warps_per_block, cudaStream_t stream) {

@@ -46,12 +46,16 @@ struct engine_params {
   const volatile std::uint32_t* stop;
   std::uint32_t* started;  ///< warps running
   std::uint32_t total_warps;
+  std::uint64_t timer_base;  ///< %globaltimer at start: virtual time (ps) counts from here
 };
 
 /// Pending completions per engine warp (shared memory).
 inline constexpr std::uint32_t pending_per_warp = 128;
 inline constexpr std::size_t engine_shared_bytes_per_warp =
     pending_per_warp * (sizeof(std::uint64_t) + sizeof(std::uint32_t)) + 32 * sizeof(std::uint32_t);
+
+/// Reads the GPU's %globaltimer into *out (one thread), on `stream`.
+cudaError_t launch_timer_probe(std::uint64_t* out, cudaStream_t stream);
 
 /// Launches the engine kernel (does not wait).
 cudaError_t launch_engine(const engine_params& p, std::uint32_t blocks,

@@ -15,10 +15,10 @@
 
 namespace bam::gpu {
 
-/// The handle of queue `queue` of drive `drive`.
-BAM_HD inline queue_pair_ref<> drive_queue(const drives_view& v, std::uint32_t drive,
-                                           std::uint32_t queue) {
-  return queue_pair_ref<>(v.queues[drive * v.queues_per_drive + queue]);
+/// The handle of queue `queue` of drive `drive` (the engine runs on this GPU: device scope).
+BAM_HD inline queue_pair_ref<device_doorbell> drive_queue(const drives_view& v, std::uint32_t drive,
+                                                          std::uint32_t queue) {
+  return queue_pair_ref<device_doorbell>(v.queues[drive * v.queues_per_drive + queue]);
 }
 
 /// Reads or writes `nlb` blocks at `lba` of `drive` through `queue`; `prp` names the buffer.

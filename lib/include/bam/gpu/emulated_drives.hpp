@@ -84,6 +84,9 @@ class emulated_drives {
   /// Writes file-backed media back to their files (engine stopped).
   void flush_media();
   std::uint32_t engine_warps() const;
+  /// GPU %globaltimer nanoseconds per host nanosecond, measured by the last start(); the
+  /// timing models' times are scaled by it so that caps and latencies hold in real time.
+  double timer_rate() const;
 
  private:
   struct impl;

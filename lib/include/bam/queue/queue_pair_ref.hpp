@@ -41,8 +41,9 @@ namespace bam {
 /// Memory order: entries are published with release stores of the marker / doorbell / DW3
 /// word and read after the matching acquire loads. Bookkeeping words (tickets, turn counters,
 /// markers, locks) use `Scope`: thread_scope_device when only GPU threads (or only host threads)
-/// use the queue. Doorbells and completion entries are system scope: the controller is another
-/// agent. `Doorbell` is memory_doorbell or mmio_doorbell.
+/// use the queue. Doorbells and completion entries are at the controller's scope,
+/// `Doorbell::scope`: system for memory_doorbell and mmio_doorbell (the controller is another
+/// agent), device for device_doorbell (a controller engine on the same GPU).
 template <class Doorbell = memory_doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
 class queue_pair_ref {
  public:
@@ -190,20 +191,32 @@ class queue_pair_ref {
   }
 
   // ---- completion ----------------------------------------------------------------------------
+  /// Completion words are written by the controller: accessed at its scope.
+  using cq_ref = cuda::atomic_ref<std::uint32_t, Doorbell::scope>;
+
   BAM_HD std::uint32_t& cqe_dw3(std::uint32_t slot) const {
     return reinterpret_cast<std::uint32_t*>(p_.cq + slot)[nvme::completion_dw3_index];
   }
 
   /// One scan of the posted run from the head: true and the entry's position if `cid` is there.
+  /// On the GPU the scan reads DW3 words relaxed and one acquire fence (at the controller's
+  /// scope) after the match orders the reads of the entry and of the data behind it.
   BAM_HD bool find(std::uint16_t cid, std::uint64_t& pos, std::uint32_t& at) const {
     const std::uint64_t head = ref_t<std::uint64_t>(p_.counters->cq_head).load(acquire);
     auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
     // Phase of entries written in pass k of the ring: 1 for even k, 0 for odd k.
     bool phase = ((head / p_.cq_entries) & 1) == 0;
     for (std::uint32_t i = 0; i < p_.cq_entries; ++i) {
-      const std::uint32_t dw3 = system_atomic_ref<std::uint32_t>(cqe_dw3(slot)).load(acquire);
+#if BAM_DEVICE_CODE
+      const std::uint32_t dw3 = cq_ref(cqe_dw3(slot)).load(relaxed);
+#else  // host: acquire loads cost nothing extra on x86, and ThreadSanitizer understands them
+      const std::uint32_t dw3 = cq_ref(cqe_dw3(slot)).load(acquire);
+#endif
       if (nvme::completion::dw3_phase(dw3) != phase) return false;  // end of the posted run
       if (nvme::completion::dw3_cid(dw3) == cid) {
+#if BAM_DEVICE_CODE
+        cuda::atomic_thread_fence(acquire, Doorbell::scope);
+#endif
         pos = head + i;
         at = slot;
         return true;
@@ -303,7 +316,7 @@ class queue_pair_ref {
   /// CQ-lock holder at virtual position `pos`: if the entry there is posted and its command ID
   /// was abandoned by a waiter that timed out, takes the abandoned mark and returns true.
   BAM_HD bool claim_abandoned(std::uint64_t pos, std::uint32_t slot, std::uint16_t& id) const {
-    const std::uint32_t dw3 = system_atomic_ref<std::uint32_t>(cqe_dw3(slot)).load(acquire);
+    const std::uint32_t dw3 = cq_ref(cqe_dw3(slot)).load(acquire);
     const bool phase = ((pos / p_.cq_entries) & 1) == 0;
     if (nvme::completion::dw3_phase(dw3) != phase) return false;  // not posted yet
     id = nvme::completion::dw3_cid(dw3);
