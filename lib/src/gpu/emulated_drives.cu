@@ -1,4 +1,5 @@
 // Host owner of GPU-emulated drives: queue memory, media, engine start and stop.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -245,6 +246,9 @@ void emulated_drives::start() {
     scale(t.read_ps_per_kib);
     scale(t.write_ps_per_kib);
     scale(t.min_latency_ns);
+    // Booking horizon: twice the latency, at least 32 us of pipe time.
+    d.max_ahead_ps = std::max<std::uint64_t>(2000 * t.min_latency_ns,
+                                             static_cast<std::uint64_t>(32e6 * m.timer_rate));
     scale(d.faults.delay_ns);
   }
   check(cudaMemcpyAsync(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice, s),

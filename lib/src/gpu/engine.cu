@@ -113,6 +113,16 @@ __global__ void engine_kernel(engine_params p) {
               .load(cuda::memory_order_relaxed);
       if (tail < Q.sq_entries)
         avail = tail >= sq_head ? tail - sq_head : tail + Q.sq_entries - sq_head;
+      // A drive takes commands only as far ahead as its pipe is booked (its internal queue):
+      // the rest wait in the SQ, so parked commands of a busy drive never fill the pending table
+      // that this warp shares with other drives' queues.
+      const engine_drive& md = p.drives[Q.drive];
+      if (avail != 0 && md.service.throttled) {
+        const std::uint64_t busy =
+            cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(md.clock->busy_until_ps)
+                .load(cuda::memory_order_relaxed);
+        if (busy > (bam::now_ns() - p.timer_base) * 1000 + md.max_ahead_ps) avail = 0;
+      }
     }
     const std::uint32_t room = pending_per_warp - parked;
     const std::uint32_t cap = room < 32 ? room : 32;

@@ -30,6 +30,7 @@ struct engine_drive {
   emu::service_table service;
   emu::fault_plan faults;
   emu::drive_clock* clock;
+  std::uint64_t max_ahead_ps;  ///< fetch no more while the pipe is booked further ahead than this
   bool moves_data;
 };
 
