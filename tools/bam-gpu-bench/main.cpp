@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -157,6 +158,7 @@ int main(int argc, char** argv) {
     fmt::print("{:>9} {:>10} {:>12.3f} {:>12.3f} {:>8.2f}{}\n", t, std::uint64_t{t} * per_thread,
                med / 1e6, med / drives / 1e6, med * io_size / 1e9,
                errors ? fmt::format("  ERRORS {}", errors) : "");
+    std::fflush(stdout);
   }
   set.stop();
   nlohmann::json per_drive = nlohmann::json::array();
