@@ -1,0 +1,108 @@
+// Timing models: cost tables from the presets, the drive pipe's reservations and due times, and
+// the JSON form (built-in presets equal the files in configs/models/).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <fstream>
+#include <stdexcept>
+
+#include "bam/emu/timing_model.hpp"
+#include "bam/emu/timing_presets.hpp"
+
+namespace {
+
+using namespace bam::emu;
+
+TEST(TimingModel, OptaneCostsComeFromItsIopsAndBandwidthCaps) {
+  const service_table t = make_service_table(timing_preset("optane-p5800x"));
+  EXPECT_TRUE(t.throttled);
+  EXPECT_EQ(t.min_latency_ns, 10'000u);
+  EXPECT_EQ(t.cost_ps(false, 512), 196'078u);   // 1 / 5.1 M
+  EXPECT_EQ(t.cost_ps(false, 4096), 666'667u);  // 1 / 1.5 M
+  EXPECT_EQ(t.cost_ps(true, 512), 1'000'000u);  // 1 / 1 M
+  EXPECT_EQ(t.cost_ps(true, 4096), 666'667u);   // 1 / 1.5 M
+  // 128 KiB reads: 32 x 666.667 ns = 21.3 us of IOPS cost exceeds the bandwidth cost
+  // (128 KiB / 7.2 GB/s = 18.2 us), so the IOPS cost holds.
+  EXPECT_EQ(t.cost_ps(false, 128 * 1024), 32u * 666'667u);
+  // Between 512 B and 4 KiB the cost is interpolated and stays between the two points.
+  for (std::uint32_t b = 1024; b < 4096; b += 512) {
+    EXPECT_GT(t.cost_ps(false, b), t.cost_ps(false, 512)) << b;
+    EXPECT_LT(t.cost_ps(false, b), t.cost_ps(false, 4096)) << b;
+  }
+}
+
+TEST(TimingModel, BandwidthCapDominatesLargeTransfersOfAFastDrive) {
+  timing_model m;
+  m.read_iops_512 = m.read_iops_4k = 10e6;  // 100 ns per command
+  m.read_bandwidth = 1e9;                   // 1 GB/s: 4096 B take 4.096 us
+  const service_table t = make_service_table(m);
+  EXPECT_EQ(t.cost_ps(false, 4096), 4'096'000u);
+  EXPECT_EQ(t.cost_ps(false, 512), 512'000u);
+}
+
+TEST(TimingModel, IdealAndNullReserveNothing) {
+  for (const char* name : {"ideal", "null"}) {
+    const service_table t = make_service_table(timing_preset(name));
+    EXPECT_FALSE(t.throttled) << name;
+    EXPECT_EQ(t.cost_ps(false, 4096), 0u) << name;
+  }
+  EXPECT_TRUE(timing_preset("ideal").moves_data);
+  EXPECT_FALSE(timing_preset("null").moves_data);
+}
+
+TEST(TimingModel, PipeRunsAtTheCapAndNeverBanksIdleTime) {
+  const service_table t = make_service_table(timing_preset("optane-p5800x"));
+  drive_clock clock;
+  // 1000 commands arriving at once: the last completes 1000 service times plus the latency later.
+  std::uint64_t end = 0;
+  for (int i = 0; i < 1000; ++i) {
+    const std::uint64_t c = t.cost_ps(false, 512);
+    end = reserve(clock, 0, c) + c;
+  }
+  EXPECT_EQ(end, 1000u * 196'078u);
+  EXPECT_EQ(due_ns(t, end), (1000u * 196'078u + 999) / 1000 + 10'000u);
+  // After an idle gap the pipe starts at the arrival time: no burst credit.
+  const std::uint64_t later = 1'000'000'000'000ull;  // 1 s
+  EXPECT_EQ(reserve(clock, later, 500), later);
+  EXPECT_EQ(clock.busy_until_ps, later + 500);
+  // Arrivals while booked queue behind the booking.
+  EXPECT_EQ(reserve(clock, later + 100, 200), later + 500);
+}
+
+TEST(TimingPresets, NamesAndErrors) {
+  const auto names = timing_preset_names();
+  EXPECT_EQ(names.size(), 5u);
+  EXPECT_THROW(timing_preset("no-such-drive"), std::invalid_argument);
+  EXPECT_THROW(load_timing_model("/nonexistent/model.json"), std::invalid_argument);
+  EXPECT_THROW(timing_model_from_json(nlohmann::json::array()), std::invalid_argument);
+  EXPECT_THROW(timing_model_from_json(nlohmann::json{{"min_latency_us", -1}}),
+               std::invalid_argument);
+  EXPECT_THROW(timing_model_from_json(nlohmann::json{{"read_iops", 5}}), std::invalid_argument);
+}
+
+TEST(TimingPresets, ConfigFilesEqualTheBuiltInPresets) {
+  for (const auto& name : timing_preset_names()) {
+    const timing_model file =
+        load_timing_model(std::string(BAM_SOURCE_DIR) + "/configs/models/" + name + ".json");
+    const timing_model built = timing_preset(name);
+    EXPECT_EQ(to_json(file), to_json(built)) << name;
+  }
+}
+
+TEST(TimingPresets, JsonRoundTrip) {
+  timing_model m;
+  m.min_latency_ns = 25'000;
+  m.read_iops_512 = 1.1e6;
+  m.read_iops_4k = 1.6e6;
+  m.write_iops_512 = 351e3;
+  m.write_iops_4k = 351e3;
+  m.read_bandwidth = 8e9;
+  m.write_bandwidth = 3.8e9;
+  const timing_model back = timing_model_from_json(to_json(m));
+  EXPECT_EQ(back.min_latency_ns, m.min_latency_ns);
+  EXPECT_DOUBLE_EQ(back.read_iops_4k, m.read_iops_4k);
+  EXPECT_DOUBLE_EQ(back.write_bandwidth, m.write_bandwidth);
+  EXPECT_TRUE(back.moves_data);
+}
+
+}  // namespace
