@@ -1,0 +1,422 @@
+// guest_main.cpp: the test program that runs inside the QEMU guest (tests/qemu/README in
+// scripts/qemu/run-test): drives QEMU's NVMe controllers through the bamkit module.
+//   bam-guest full      module ABI checks, bad arguments, bring-up, verified random I/O,
+//                       queue depth sweep, on every /dev/bamkit-nvme*
+//   bam-guest reverify  after unbind/rebind: the data of `full` is still there; short I/O
+//   bam-guest revoke D  device D is unbound while open: ioctls fail, BAR access faults
+// Every check prints "ok ..." or "FAIL ..."; the exit status is the number of failures (max 100).
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csetjmp>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bam/kmod/kmod_device.hpp"
+#include "bam/kmod/kmod_host_allocator.hpp"
+#include "bam/kmod/uapi.h"
+#include "block_io.hpp"
+#include "raw_nvme.hpp"
+
+using namespace bam;
+using namespace bam::guest;
+
+namespace {
+
+std::atomic<int> failures{0};
+
+void check(bool ok, const std::string& what) {
+  std::printf("%s %s\n", ok ? "ok" : "FAIL", what.c_str());
+  std::fflush(stdout);
+  if (!ok) ++failures;
+}
+
+/// ioctl that must fail with `err`.
+void expect_errno(int fd, unsigned long req, void* arg, int err, const std::string& what) {
+  errno = 0;
+  const int r = ::ioctl(fd, req, arg);
+  const int got = errno;
+  check(r == -1 && got == err,
+        what + " -> " + (r == 0 ? "0" : std::strerror(got)) + " (want " + std::strerror(err) + ")");
+}
+
+void expect_mmap_errno(int fd, std::size_t len, off_t off, int flags, int err,
+                       const std::string& what) {
+  errno = 0;
+  void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, flags, fd, off);
+  const int got = errno;
+  if (p != MAP_FAILED) ::munmap(p, len);
+  check(p == MAP_FAILED && got == err,
+        what + " -> " + (p != MAP_FAILED ? "mapped" : std::strerror(got)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The module's interface: info, BAR0, argument validation.
+// ---------------------------------------------------------------------------------------------
+void check_interface(const kmod_device& dev) {
+  const auto& info = dev.info();
+  std::printf("device %s: pci %s vendor %04x device %04x bar0 %llu bytes gpu-support %d\n",
+              dev.path().c_str(), dev.pci_address().c_str(), info.vendor, info.device,
+              static_cast<unsigned long long>(info.bar_size), dev.gpu_mapping_supported() ? 1 : 0);
+  check(info.vendor == 0x1b36 && info.device == 0x0010, "GET_INFO: QEMU NVMe vendor/device");
+  check(info.bar_size >= 0x2000, "GET_INFO: BAR0 holds registers and doorbells");
+  const nvme::cap_register cap{dev.bar().read64(nvme::reg::cap)};
+  const std::uint32_t vs = dev.bar().read32(nvme::reg::vs);
+  std::printf("  CAP %016llx VS %08x MQES+1 %u DSTRD %u TO %u ms\n",
+              static_cast<unsigned long long>(cap.raw), vs, cap.max_queue_entries(), cap.dstrd(),
+              cap.timeout_ms());
+  check(vs >= nvme::make_version(1, 2) && cap.nvm_command_set(), "BAR0 mmap: CAP and VS readable");
+
+  const int fd = dev.fd();
+  const std::size_t bar = info.bar_size;
+  const long pg = ::sysconf(_SC_PAGESIZE);
+  expect_mmap_errno(fd, bar + pg, 0, MAP_SHARED, EINVAL, "mmap longer than BAR0");
+  expect_mmap_errno(fd, pg, static_cast<off_t>(bar), MAP_SHARED, EINVAL,
+                    "mmap at offset BAR0 size");
+  expect_mmap_errno(fd, 2 * pg, static_cast<off_t>(bar - pg), MAP_SHARED, EINVAL,
+                    "mmap crossing the end of BAR0");
+  expect_mmap_errno(fd, pg, 0, MAP_PRIVATE, EINVAL, "mmap MAP_PRIVATE");
+  {
+    void* p = ::mmap(nullptr, pg, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(bar - pg));
+    check(p != MAP_FAILED, "mmap of the last page of BAR0");
+    if (p != MAP_FAILED) ::munmap(p, pg);
+  }
+
+  // Host mappings with bad arguments.
+  void* mem = ::mmap(nullptr, 4 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* ro = ::mmap(nullptr, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  const auto addr = reinterpret_cast<std::uintptr_t>(mem);
+  bamkit_map m{};
+  m = {addr + 8, static_cast<__u64>(pg), 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EINVAL, "MAP_HOST unaligned address");
+  m = {addr, 100, 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EINVAL, "MAP_HOST unaligned length");
+  m = {addr, 0, 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EINVAL, "MAP_HOST zero length");
+  m = {addr, 1ull << 40, 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EINVAL, "MAP_HOST length over the limit");
+  m = {~0ull << 12, 2ull << 12, 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EINVAL, "MAP_HOST range wrapping around");
+  m = {0xffff888000000000ull, static_cast<__u64>(pg), 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EFAULT, "MAP_HOST kernel address");
+  ::munmap(reinterpret_cast<void*>(addr + 3 * pg), pg);
+  m = {addr + 3 * pg, static_cast<__u64>(pg), 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EFAULT, "MAP_HOST unmapped memory");
+  m = {addr, static_cast<__u64>(4 * pg), 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EFAULT, "MAP_HOST range with a hole");
+  m = {reinterpret_cast<std::uintptr_t>(ro), static_cast<__u64>(pg), 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, &m, EFAULT, "MAP_HOST read-only memory");
+  expect_errno(fd, BAMKIT_IOC_MAP_HOST, reinterpret_cast<void*>(8), EFAULT,
+               "MAP_HOST argument pointer invalid");
+
+  // A good mapping, then bad uses of its handle.
+  m = {addr, static_cast<__u64>(3 * pg), 0, 0, 0};
+  const bool mapped = ::ioctl(fd, BAMKIT_IOC_MAP_HOST, &m) == 0;
+  check(mapped && m.handle != 0 && m.pages == 3 && m.page_shift == 12, "MAP_HOST 3 pages");
+  std::uint64_t addrs[4] = {};
+  bamkit_map_addrs a{m.handle, reinterpret_cast<std::uintptr_t>(addrs), 0, 3};
+  check(::ioctl(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a) == 0 && addrs[0] != 0 && addrs[1] != 0 &&
+            addrs[2] != 0 && (addrs[0] & 0xfff) == 0,
+        "MAP_GET_ADDRS returns page-aligned bus addresses");
+  a = {m.handle, reinterpret_cast<std::uintptr_t>(addrs), 1, 2};
+  check(::ioctl(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a) == 0, "MAP_GET_ADDRS pages 1..2");
+  a = {m.handle, reinterpret_cast<std::uintptr_t>(addrs), 2, 2};
+  expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a, EINVAL, "MAP_GET_ADDRS past the end");
+  a = {m.handle, reinterpret_cast<std::uintptr_t>(addrs), 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a, EINVAL, "MAP_GET_ADDRS zero pages");
+  a = {m.handle, 0x10, 0, 3};
+  expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a, EFAULT, "MAP_GET_ADDRS bad output pointer");
+  a = {m.handle + 1000, reinterpret_cast<std::uintptr_t>(addrs), 0, 1};
+  expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a, EINVAL, "MAP_GET_ADDRS unknown handle");
+  bamkit_unmap u{0};
+  expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP handle 0");
+  u = {1ull << 40};
+  expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP huge handle");
+  u = {m.handle};
+  check(::ioctl(fd, BAMKIT_IOC_UNMAP, &u) == 0, "UNMAP the mapping");
+  expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP twice");
+  // A mapping left for release() to clean up.
+  m = {addr, static_cast<__u64>(pg), 0, 0, 0};
+  check(::ioctl(fd, BAMKIT_IOC_MAP_HOST, &m) == 0, "MAP_HOST left mapped for close to release");
+
+  bamkit_map g{0x7f0000000000ull, 1ull << 16, 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_GPU, &g, dev.gpu_mapping_supported() ? EINVAL : EOPNOTSUPP,
+               "MAP_GPU without GPU support");
+  expect_errno(fd, _IOWR(BAMKIT_IOC_MAGIC, 0x7f, bamkit_map), &g, ENOTTY, "unknown ioctl");
+  expect_errno(fd, BAMKIT_IOC_GET_INFO, reinterpret_cast<void*>(8), EFAULT, "GET_INFO bad pointer");
+  ::munmap(mem, 3 * pg);
+  ::munmap(ro, pg);
+}
+
+// ---------------------------------------------------------------------------------------------
+// One controller under test.
+// ---------------------------------------------------------------------------------------------
+struct ctrl_under_test {
+  std::unique_ptr<kmod_device> dev;
+  std::unique_ptr<kmod_host_allocator> rings;  // hugetlb: contiguous rings
+  std::unique_ptr<kmod_host_allocator> data;
+  std::unique_ptr<raw_controller> ctrl;
+  std::uint64_t tag = 0;
+  std::uint32_t block_size = 0;
+  std::uint64_t blocks = 0;  // blocks under test
+};
+
+std::unique_ptr<ctrl_under_test> bring_up(const std::string& path) {
+  auto c = std::make_unique<ctrl_under_test>();
+  c->dev = std::make_unique<kmod_device>(path);
+  c->rings = std::make_unique<kmod_host_allocator>(*c->dev, true);
+  c->data = std::make_unique<kmod_host_allocator>(*c->dev, false);
+  c->ctrl = std::make_unique<raw_controller>(c->dev->bar(), *c->rings, *c->data);
+  const auto& ns = c->ctrl->id_ns();
+  c->block_size = ns.lba_size();
+  c->blocks = ns.nsze;
+  for (char ch : c->ctrl->serial())
+    c->tag = c->tag * 131 + static_cast<unsigned char>(ch);
+  std::printf(
+      "identify %s: model '%s' serial '%s' nsze %llu lba %u B MQES+1 %u io-queues %u "
+      "mdts %u\n",
+      path.c_str(), c->ctrl->model().c_str(), c->ctrl->serial().c_str(),
+      static_cast<unsigned long long>(ns.nsze), c->block_size, c->ctrl->max_queue_entries(),
+      c->ctrl->io_queues(), c->ctrl->id_ctrl().mdts);
+  check(ns.nsze > 0 && c->block_size >= 512 && c->ctrl->io_queues() >= 4, "bring-up of " + path);
+  return c;
+}
+
+/// Verified I/O of `extents` on a fresh queue `qid` of `entries` entries.
+io_result queue_io(ctrl_under_test& c, std::uint16_t qid, std::uint32_t entries,
+                   const std::vector<extent>& extents, bool write, std::uint64_t gen) {
+  auto q = c.ctrl->create_io_queue(qid, entries);
+  dma_buffer buf(*c.data, std::size_t{entries - 1} * max_extent_bytes);
+  const auto r = run_extents(q, buf.region(), extents, write, c.block_size, gen, c.tag);
+  c.ctrl->delete_io_queue(q);
+  return r;
+}
+
+struct phase_total {
+  std::atomic<std::uint64_t> commands{0}, blocks{0}, bad_blocks{0}, bad_status{0};
+  void add(const io_result& r) {
+    commands += r.commands;
+    blocks += r.blocks;
+    bad_blocks += r.bad_blocks;
+    bad_status += r.bad_status;
+  }
+};
+
+/// Random writes then reads, `threads` threads per controller each on its own queue pair and
+/// its own slice of the LBAs; all controllers at once. Returns false on any error.
+void random_phase(std::vector<std::unique_ptr<ctrl_under_test>>& ctrls, unsigned threads,
+                  std::uint64_t gen, std::uint64_t blocks_per_ctrl, std::uint32_t depth,
+                  const char* name) {
+  for (const bool write : {true, false}) {
+    phase_total total;
+    std::vector<std::thread> pool;
+    std::atomic<int> errors{0};
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t ci = 0; ci < ctrls.size(); ++ci) {
+      for (unsigned t = 0; t < threads; ++t) {
+        pool.emplace_back([&, ci, t] {
+          try {
+            auto& c = *ctrls[ci];
+            const std::uint64_t n = std::min(blocks_per_ctrl, c.blocks) / threads;
+            const std::uint32_t max_blocks = max_extent_bytes / c.block_size;
+            // Reads split the range differently from writes.
+            const auto ext = random_extents(t * n, n, max_blocks, gen * 1000 + t * 10 + write);
+            total.add(queue_io(c, static_cast<std::uint16_t>(1 + t), depth, ext, write, gen));
+          } catch (const std::exception& e) {
+            std::printf("FAIL %s thread %u: %s\n", name, t, e.what());
+            ++errors;
+          }
+        });
+      }
+    }
+    for (auto& th : pool)
+      th.join();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s %s: %llu commands, %llu blocks in %.2f s: %.0f IOPS, %.0f blocks/s\n", name,
+                write ? "write" : "read+verify", static_cast<unsigned long long>(total.commands),
+                static_cast<unsigned long long>(total.blocks), s,
+                static_cast<double>(total.commands) / s, static_cast<double>(total.blocks) / s);
+    check(errors == 0 && total.bad_status == 0 && total.bad_blocks == 0,
+          std::string(name) + (write ? " writes" : " reads: every block verified") + " (" +
+              std::to_string(total.bad_blocks) + " bad blocks, " +
+              std::to_string(total.bad_status) + " error statuses)");
+    if (write) continue;
+    std::uint64_t expect = 0;
+    for (auto& c : ctrls)
+      expect += std::min(blocks_per_ctrl, c->blocks) / threads * threads;
+    check(total.blocks == expect,
+          std::string(name) + ": verified " + std::to_string(total.blocks) + " blocks");
+  }
+}
+
+/// Depths to sweep: every depth 2..64, then powers of two, their neighbours and a few odd
+/// values up to the controller's maximum, which is always included.
+std::vector<std::uint32_t> sweep_depths(std::uint32_t max) {
+  std::vector<std::uint32_t> d;
+  for (std::uint32_t i = 2; i <= std::min(64u, max); ++i)
+    d.push_back(i);
+  for (std::uint32_t p = 128; p <= max; p *= 2) {
+    d.push_back(p - 1);
+    d.push_back(p);
+    if (p + 1 <= max) d.push_back(p + 1);
+  }
+  for (std::uint32_t v : {100u, 333u, 777u, 1000u, 1500u, 1999u, max - 1, max})
+    if (v > 64 && v <= max) d.push_back(v);
+  std::sort(d.begin(), d.end());
+  d.erase(std::unique(d.begin(), d.end()), d.end());
+  return d;
+}
+
+void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen) {
+  const auto depths = sweep_depths(c.ctrl->max_queue_entries());
+  std::uint64_t commands = 0, bad = 0;
+  std::uint32_t deepest = 0;
+  bool all_full = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::uint32_t depth : depths) {
+    // Enough commands to wrap the ring twice with the queue kept full.
+    const std::uint64_t n = 2ull * depth + 7;
+    const auto ext = random_extents(first_lba, n, 1, depth);
+    const auto w = queue_io(c, 1, depth, ext, true, gen + depth);
+    const auto r = queue_io(c, 1, depth, ext, false, gen + depth);
+    commands += w.commands + r.commands;
+    bad += w.bad_status + r.bad_status + r.bad_blocks + (r.blocks != n ? 1 : 0);
+    all_full = all_full && w.max_outstanding == depth - 1;
+    deepest = std::max(deepest, depth);
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("depth sweep %s: %zu depths (2..64 all, then %u..%u), %llu commands in %.2f s\n",
+              c.dev->path().c_str(), depths.size(), depths.size() > 63 ? depths[63] : 0, deepest,
+              static_cast<unsigned long long>(commands), s);
+  check(bad == 0 && all_full && deepest == c.ctrl->max_queue_entries(),
+        "depth sweep " + c.dev->path() + ": every depth verified with the queue full");
+}
+
+int run_full() {
+  const auto paths = kmod_device_paths();
+  check(paths.size() == 2, "two controllers bound: " + std::to_string(paths.size()));
+  for (const auto& p : paths) {
+    kmod_device dev(p);
+    check_interface(dev);
+  }
+  std::vector<std::unique_ptr<ctrl_under_test>> ctrls;
+  for (const auto& p : paths)
+    ctrls.push_back(bring_up(p));
+  // 2 threads per controller over 128Ki blocks each: >= 100k blocks written and verified.
+  random_phase(ctrls, 2, 1, 131072, 256, "random");
+  std::vector<std::thread> pool;
+  for (auto& c : ctrls)
+    pool.emplace_back([&c] {
+      try {
+        depth_sweep(*c, 200000, 100);
+      } catch (const std::exception& e) {
+        check(false, std::string("depth sweep: ") + e.what());
+      }
+    });
+  for (auto& t : pool)
+    t.join();
+  return failures;
+}
+
+int run_hugecheck() {
+  kmod_device dev(kmod_device_paths().at(0));
+  kmod_host_allocator huge(dev, true);
+  for (int i = 0; i < 4; ++i) {
+    dma_buffer b(huge, 131072);
+    std::printf("huge %p: %#llx %#llx %#llx\n", b.data(),
+                static_cast<unsigned long long>(b.region().bus_pages[0]),
+                static_cast<unsigned long long>(b.region().bus_pages[1]),
+                static_cast<unsigned long long>(b.region().bus_pages[31]));
+  }
+  return 0;
+}
+
+int run_reverify() {
+  const auto paths = kmod_device_paths();
+  check(paths.size() == 2, "two controllers bound again: " + std::to_string(paths.size()));
+  std::vector<std::unique_ptr<ctrl_under_test>> ctrls;
+  for (const auto& p : paths)
+    ctrls.push_back(bring_up(p));
+  // The generation written before the rebind is still there, block for block (sampled range).
+  for (auto& c : ctrls) {
+    const auto ext = random_extents(0, 16384, 16, 7);
+    const auto r = queue_io(*c, 1, 64, ext, false, 1);
+    check(r.bad_blocks == 0 && r.bad_status == 0 && r.blocks == 16384,
+          "after rebind " + c->dev->path() + ": generation 1 data intact");
+  }
+  random_phase(ctrls, 2, 2, 16384, 32, "after-rebind");
+  return failures;
+}
+
+sigjmp_buf fault_jump;
+void on_sigbus(int) {
+  siglongjmp(fault_jump, 1);
+}
+
+int run_revoke(const std::string& path) {
+  kmod_device dev(path);
+  kmod_host_allocator data(dev, false);
+  dma_buffer buf(data, 8192);
+  const std::string addr = dev.pci_address();
+  check(dev.bar().read32(nvme::reg::vs) != 0, "revoke: BAR0 readable before unbind");
+  {
+    std::ofstream unbind("/sys/bus/pci/drivers/bamkit/unbind");
+    unbind << addr << std::flush;
+    check(static_cast<bool>(unbind), "revoke: unbind " + addr + " while open");
+  }
+  bamkit_info info{};
+  expect_errno(dev.fd(), BAMKIT_IOC_GET_INFO, &info, ENODEV, "revoke: GET_INFO after unbind");
+  struct sigaction sa {
+  }, old{};
+  sa.sa_handler = on_sigbus;
+  ::sigaction(SIGBUS, &sa, &old);
+  volatile bool faulted = false;
+  if (sigsetjmp(fault_jump, 1) == 0) {
+    (void)dev.bar().read32(nvme::reg::vs);
+  } else {
+    faulted = true;
+  }
+  ::sigaction(SIGBUS, &old, nullptr);
+  check(faulted, "revoke: BAR0 access after unbind faults (SIGBUS)");
+  expect_mmap_errno(dev.fd(), 4096, 0, MAP_SHARED, ENODEV, "revoke: mmap after unbind");
+  return failures;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "full";
+  try {
+    int f = 0;
+    if (mode == "full")
+      f = run_full();
+    else if (mode == "hugecheck")
+      f = run_hugecheck();
+    else if (mode == "reverify")
+      f = run_reverify();
+    else if (mode == "revoke" && argc > 2)
+      f = run_revoke(argv[2]);
+    else {
+      std::fprintf(stderr, "usage: bam-guest full|reverify|revoke <device>\n");
+      return 100;
+    }
+    std::printf("bam-guest %s: %d failures\n", mode.c_str(), f);
+    return std::min(f, 100);
+  } catch (const std::exception& e) {
+    std::printf("FAIL bam-guest %s: %s\n", mode.c_str(), e.what());
+    return 100;
+  }
+}
