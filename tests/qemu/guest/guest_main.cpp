@@ -3,11 +3,13 @@
 //   bam-guest full      module ABI checks, bad arguments, bring-up, verified random I/O,
 //                       queue depth sweep, on every /dev/bamkit-nvme*
 //   bam-guest reverify  after unbind/rebind: the data of `full` is still there; short I/O
+//   bam-guest orphan D  a process using device D dies by SIGKILL: pins released, controller off
 //   bam-guest revoke D  device D is unbound while open: ioctls fail, BAR access faults
 // Every check prints "ok ..." or "FAIL ..."; the exit status is the number of failures (max 100).
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -159,6 +161,29 @@ void check_interface(const kmod_device& dev) {
   expect_errno(fd, BAMKIT_IOC_GET_INFO, reinterpret_cast<void*>(8), EFAULT, "GET_INFO bad pointer");
   ::munmap(mem, 3 * pg);
   ::munmap(ro, pg);
+
+  // The allocators on top: page-granular bus addresses, zero-filled memory, contiguous huge pages.
+  kmod_host_allocator small(dev, false);
+  {
+    dma_buffer b(small, 5 * 4096 - 100);
+    const auto& r = b.region();
+    bool zero = true;
+    for (std::size_t i = 0; i < r.size; ++i)
+      zero = zero && b.as<unsigned char>()[i] == 0;
+    check(r.size == 5 * 4096 && r.bus_pages.size() == 5 && zero && small.live_regions() == 1,
+          "kmod_host_allocator: 5 zero-filled pages, one bus address each");
+  }
+  check(small.live_regions() == 0, "kmod_host_allocator: free unmaps");
+  kmod_host_allocator huge(dev, true);
+  {
+    dma_buffer b(huge, 128 * 1024);
+    const auto& r = b.region();
+    bool contiguous = r.bus_pages.size() == 512;
+    for (std::size_t i = 1; contiguous && i < r.bus_pages.size(); ++i)
+      contiguous = r.bus_pages[i] == r.bus_pages[0] + i * 4096;
+    check(r.size == (2u << 20) && contiguous && r.bus_pages[0] % (2u << 20) == 0,
+          "kmod_host_allocator (huge pages): 2 MiB contiguous on the bus");
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,19 +356,6 @@ int run_full() {
   return failures;
 }
 
-int run_hugecheck() {
-  kmod_device dev(kmod_device_paths().at(0));
-  kmod_host_allocator huge(dev, true);
-  for (int i = 0; i < 4; ++i) {
-    dma_buffer b(huge, 131072);
-    std::printf("huge %p: %#llx %#llx %#llx\n", b.data(),
-                static_cast<unsigned long long>(b.region().bus_pages[0]),
-                static_cast<unsigned long long>(b.region().bus_pages[1]),
-                static_cast<unsigned long long>(b.region().bus_pages[31]));
-  }
-  return 0;
-}
-
 int run_reverify() {
   const auto paths = kmod_device_paths();
   check(paths.size() == 2, "two controllers bound again: " + std::to_string(paths.size()));
@@ -358,6 +370,52 @@ int run_reverify() {
           "after rebind " + c->dev->path() + ": generation 1 data intact");
   }
   random_phase(ctrls, 2, 2, 16384, 32, "after-rebind");
+  return failures;
+}
+
+/// Pages pinned (FOLL_PIN) and not yet released, system-wide.
+long long pins_held() {
+  // Fold the per-CPU counter deltas first, or the sums lag.
+  std::ofstream("/proc/sys/vm/stat_refresh") << "1" << std::flush;
+  std::ifstream in("/proc/vmstat");
+  std::string key;
+  long long value = 0, acquired = 0, released = 0;
+  while (in >> key >> value) {
+    if (key == "nr_foll_pin_acquired") acquired = value;
+    if (key == "nr_foll_pin_released") released = value;
+  }
+  return acquired - released;
+}
+
+/// A process that holds mappings and a running controller dies by SIGKILL: the module must
+/// stop the controller and release every pin.
+int run_orphan(const std::string& path) {
+  const long long before = pins_held();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    try {
+      auto c = bring_up(path);
+      auto q = c->ctrl->create_io_queue(1, 64);
+      dma_buffer extra(*c->data, 1 << 20);
+      std::printf("orphan child: controller running, %lld pages pinned, dying\n", pins_held());
+      std::fflush(stdout);
+      ::raise(SIGKILL);  // with everything still alive: the kernel cleans up
+    } catch (const std::exception& e) {
+      std::printf("FAIL orphan child: %s\n", e.what());
+      std::fflush(stdout);
+    }
+    ::_exit(3);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  check(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL, "orphan: child killed");
+  const long long after = pins_held();
+  check(after == before, "orphan: pins released on process death (" + std::to_string(before) +
+                             " before, " + std::to_string(after) + " after)");
+  kmod_device dev(path);
+  const std::uint32_t cc = dev.bar().read32(nvme::reg::cc);
+  const std::uint32_t csts = dev.bar().read32(nvme::reg::csts);
+  check((cc & 1) == 0 && (csts & 1) == 0, "orphan: controller disabled when its owner died");
   return failures;
 }
 
@@ -403,10 +461,10 @@ int main(int argc, char** argv) {
     int f = 0;
     if (mode == "full")
       f = run_full();
-    else if (mode == "hugecheck")
-      f = run_hugecheck();
     else if (mode == "reverify")
       f = run_reverify();
+    else if (mode == "orphan" && argc > 2)
+      f = run_orphan(argv[2]);
     else if (mode == "revoke" && argc > 2)
       f = run_revoke(argv[2]);
     else {
