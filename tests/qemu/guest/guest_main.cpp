@@ -287,19 +287,21 @@ void random_phase(std::vector<std::unique_ptr<ctrl_under_test>>& ctrls, unsigned
   }
 }
 
-/// Depths to sweep: every depth 2..64, then powers of two, their neighbours and a few odd
-/// values up to the controller's maximum, which is always included.
+/// Depths to sweep: every depth 2..128, then every 61st depth, the powers of two and their
+/// neighbours, up to the controller's maximum, which is always included.
 std::vector<std::uint32_t> sweep_depths(std::uint32_t max) {
   std::vector<std::uint32_t> d;
-  for (std::uint32_t i = 2; i <= std::min(64u, max); ++i)
+  for (std::uint32_t i = 2; i <= std::min(128u, max); ++i)
     d.push_back(i);
-  for (std::uint32_t p = 128; p <= max; p *= 2) {
+  for (std::uint32_t v = 129; v <= max; v += 61)
+    d.push_back(v);
+  for (std::uint32_t p = 256; p <= max; p *= 2) {
     d.push_back(p - 1);
     d.push_back(p);
     if (p + 1 <= max) d.push_back(p + 1);
   }
-  for (std::uint32_t v : {100u, 333u, 777u, 1000u, 1500u, 1999u, max - 1, max})
-    if (v > 64 && v <= max) d.push_back(v);
+  if (max > 2) d.push_back(max - 1);
+  d.push_back(max);
   std::sort(d.begin(), d.end());
   d.erase(std::unique(d.begin(), d.end()), d.end());
   return d;
@@ -312,8 +314,8 @@ void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen)
   bool all_full = true;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::uint32_t depth : depths) {
-    // Enough commands to wrap the ring twice with the queue kept full.
-    const std::uint64_t n = 2ull * depth + 7;
+    // Enough commands to wrap the ring at least once with the queue kept full.
+    const std::uint64_t n = depth + depth / 2 + 7;
     const auto ext = random_extents(first_lba, n, 1, depth);
     const auto w = queue_io(c, 1, depth, ext, true, gen + depth);
     const auto r = queue_io(c, 1, depth, ext, false, gen + depth);
@@ -323,9 +325,12 @@ void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen)
     deepest = std::max(deepest, depth);
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("depth sweep %s: %zu depths (2..64 all, then %u..%u), %llu commands in %.2f s\n",
-              c.dev->path().c_str(), depths.size(), depths.size() > 63 ? depths[63] : 0, deepest,
-              static_cast<unsigned long long>(commands), s);
+  std::printf(
+      "depth sweep %s: %zu depths (2..128 all, then %zu more up to %u), %llu commands "
+      "in %.2f s\n",
+      c.dev->path().c_str(), depths.size(),
+      depths.size() - std::min<std::size_t>(127, depths.size()), deepest,
+      static_cast<unsigned long long>(commands), s);
   check(bad == 0 && all_full && deepest == c.ctrl->max_queue_entries(),
         "depth sweep " + c.dev->path() + ": every depth verified with the queue full");
 }
