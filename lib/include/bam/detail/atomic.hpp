@@ -7,6 +7,10 @@
 #include <cuda/atomic>
 
 #include <cstdint>
+#if !defined(__CUDA_ARCH__)
+#include <chrono>
+#include <thread>
+#endif
 
 #include "bam/config.hpp"
 
@@ -33,5 +37,36 @@ BAM_HD inline void spin_pause() {
   asm volatile("yield");
 #endif
 }
+
+/// Waiting in a spin loop. The host spins briefly, then yields, then sleeps for a growing time
+/// (1 to 64 µs): host-mode clients and emulated-controller threads usually outnumber the cores,
+/// and the thread that holds a lock or must post a completion has to get a core. The device
+/// sleeps a growing number of nanoseconds (up to 1 µs), which frees issue slots for the warps
+/// that hold locks.
+class backoff {
+ public:
+  BAM_HD void pause() {
+#if BAM_DEVICE_CODE
+    __nanosleep(ns_);
+    if (ns_ < 1024) ns_ *= 2;
+#else
+    if (n_ < 32) {
+      spin_pause();
+    } else if (n_ < 64) {
+      std::this_thread::yield();
+    } else {
+      std::this_thread::sleep_for(std::chrono::microseconds(1u << (n_ - 64 < 6 ? n_ - 64 : 6)));
+    }
+    ++n_;
+#endif
+  }
+
+ private:
+#if BAM_DEVICE_CODE
+  unsigned ns_ = 32;
+#else
+  unsigned n_ = 0;
+#endif
+};
 
 }  // namespace bam

@@ -1,0 +1,66 @@
+// bam/queue/queue_pair.hpp: host owner of a BaM queue pair's bookkeeping.
+// The controller side (driver or test) creates the rings and doorbells and describes them in a
+// queue_pair_desc; queue_pair adds the turn counters, markers, locks and command-ID pool in host
+// memory and hands out queue_pair_ref handles for host threads.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "bam/queue/queue_pair_ref.hpp"
+#include "bam/queue/queue_state.hpp"
+
+namespace bam {
+
+/// What the controller side created for one queue pair.
+struct queue_pair_desc {
+  nvme::command* sq = nullptr;  ///< zero-filled ring of sq_entries
+  std::uint32_t sq_entries = 0;
+  nvme::completion* cq = nullptr;  ///< zero-filled ring of cq_entries
+  std::uint32_t cq_entries = 0;
+  std::uint32_t* sq_doorbell = nullptr;
+  std::uint32_t* cq_doorbell = nullptr;
+  std::uint16_t qid = 0;
+};
+
+/// Statistics read off a queue's counters.
+struct queue_stats {
+  std::uint64_t submitted = 0;           ///< tickets taken
+  std::uint64_t sq_doorbell_writes = 0;  ///< coalesced SQ tail doorbell writes
+  std::uint64_t cq_doorbell_writes = 0;  ///< coalesced CQ head doorbell writes
+  std::uint64_t sq_head = 0;             ///< virtual positions
+  std::uint64_t sq_tail = 0;
+  std::uint64_t cq_head = 0;
+};
+
+/// Move-only owner of one queue pair's host-memory bookkeeping.
+class queue_pair {
+ public:
+  /// Throws std::invalid_argument for sizes outside [2, 65536] or missing pointers.
+  explicit queue_pair(const queue_pair_desc& desc);
+  queue_pair(queue_pair&&) noexcept = default;
+  queue_pair& operator=(queue_pair&&) noexcept = default;
+  queue_pair(const queue_pair&) = delete;
+  queue_pair& operator=(const queue_pair&) = delete;
+  ~queue_pair() = default;
+
+  template <class Doorbell = memory_doorbell>
+  queue_pair_ref<Doorbell> ref() const {
+    return queue_pair_ref<Doorbell>(pointers_);
+  }
+  const queue_pointers& pointers() const { return pointers_; }
+
+  /// A consistent-enough snapshot for reports (relaxed reads while threads run).
+  queue_stats stats() const;
+  /// Human-readable dump of counters, markers and locks: for watchdog diagnostics.
+  std::string dump_state() const;
+
+ private:
+  struct free_aligned {
+    void operator()(void* p) const noexcept;
+  };
+  std::unique_ptr<void, free_aligned> state_;
+  queue_pointers pointers_;
+};
+
+}  // namespace bam

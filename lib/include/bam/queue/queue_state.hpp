@@ -1,0 +1,98 @@
+// bam/queue/queue_state.hpp: the memory a BaM queue pair works on, as plain data.
+// queue_counters holds the hot shared words, each on its own 128-byte line; queue_pointers is
+// everything a queue_pair_ref needs (rings, doorbells, bookkeeping arrays). Owners (host or GPU)
+// lay the bookkeeping out with queue_state_layout and fill queue_pointers.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "bam/config.hpp"
+#include "bam/nvme/spec.hpp"
+
+namespace bam {
+
+/// Shared counters of one queue pair. Virtual positions are 64-bit and never wrap.
+struct queue_counters {
+  alignas(128) std::uint64_t sq_ticket;  ///< next SQ ticket
+  alignas(128) std::uint64_t sq_tail;    ///< virtual SQ tail (under tail_lock)
+  std::uint32_t tail_lock;
+  std::uint64_t sq_doorbell_writes;      ///< SQ doorbell writes (under tail_lock)
+  alignas(128) std::uint64_t sq_head;    ///< virtual SQ head from SQHD (under cq_lock)
+  alignas(128) std::uint64_t cq_head;    ///< virtual CQ head (under cq_lock)
+  std::uint32_t cq_lock;
+  std::uint64_t cq_doorbell_writes;      ///< CQ doorbell writes (under cq_lock)
+  alignas(128) std::uint64_t cid_ticket;  ///< command-ID allocation cursor
+};
+static_assert(sizeof(queue_counters) == 5 * 128);
+
+/// Everything a queue_pair_ref works on. Trivially copyable.
+struct queue_pointers {
+  nvme::command* sq = nullptr;           ///< submission ring (controller-visible memory)
+  nvme::completion* cq = nullptr;        ///< completion ring (controller-visible memory)
+  std::uint32_t* sq_doorbell = nullptr;  ///< SQ tail doorbell
+  std::uint32_t* cq_doorbell = nullptr;  ///< CQ head doorbell
+  queue_counters* counters = nullptr;
+  std::uint32_t* turn_counters = nullptr;      ///< [sq_entries]
+  std::uint32_t* tail_markers = nullptr;       ///< [sq_entries]
+  std::uint32_t* head_markers = nullptr;       ///< [cq_entries]
+  std::uint32_t* cq_position_locks = nullptr;  ///< [cq_entries]
+  std::uint32_t* cid_bits = nullptr;           ///< [cid_count / 32], set = in use
+  std::uint32_t sq_entries = 0;
+  std::uint32_t cq_entries = 0;
+  std::uint32_t cid_count = 0;  ///< command IDs in the pool (multiple of 32)
+  std::uint16_t qid = 0;
+};
+
+/// Limits of the protocol (the specification's).
+inline constexpr std::uint32_t min_queue_entries = 2;
+inline constexpr std::uint32_t max_queue_entries = 65536;
+/// Command IDs 0 .. 65503: 0xffff is reserved by the specification.
+inline constexpr std::uint32_t max_cid_count = 65504;
+
+/// Size of the command-ID pool for an SQ of `sq_entries`: every enqueued or in-flight command
+/// holds one, so twice the ring (at least 1024), capped by the 16-bit ID space.
+BAM_HD constexpr std::uint32_t cid_count_for(std::uint32_t sq_entries) {
+  std::uint32_t n = 2 * sq_entries < 1024 ? 1024 : 2 * sq_entries;
+  n = (n + 31) / 32 * 32;
+  return n > max_cid_count ? max_cid_count : n;
+}
+
+/// Byte layout of a queue pair's bookkeeping in one zero-initialised block.
+struct queue_state_layout {
+  std::size_t counters = 0, turn_counters = 0, tail_markers = 0, head_markers = 0,
+              cq_position_locks = 0, cid_bits = 0, bytes = 0;
+  std::uint32_t cid_count = 0;
+
+  BAM_HD constexpr queue_state_layout(std::uint32_t sq_entries, std::uint32_t cq_entries)
+      : cid_count(cid_count_for(sq_entries)) {
+    std::size_t at = 0;
+    counters = at;
+    at += sizeof(queue_counters);
+    turn_counters = at;
+    at += align(sq_entries * sizeof(std::uint32_t));
+    tail_markers = at;
+    at += align(sq_entries * sizeof(std::uint32_t));
+    head_markers = at;
+    at += align(cq_entries * sizeof(std::uint32_t));
+    cq_position_locks = at;
+    at += align(cq_entries * sizeof(std::uint32_t));
+    cid_bits = at;
+    at += align(cid_count / 32 * sizeof(std::uint32_t));
+    bytes = at;
+  }
+  BAM_HD static constexpr std::size_t align(std::size_t n) { return (n + 127) / 128 * 128; }
+
+  /// Fills the bookkeeping pointers of `p` for a block at `base`.
+  BAM_HD void place(void* base, queue_pointers& p) const {
+    auto* b = static_cast<std::byte*>(base);
+    p.counters = reinterpret_cast<queue_counters*>(b + counters);
+    p.turn_counters = reinterpret_cast<std::uint32_t*>(b + turn_counters);
+    p.tail_markers = reinterpret_cast<std::uint32_t*>(b + tail_markers);
+    p.head_markers = reinterpret_cast<std::uint32_t*>(b + head_markers);
+    p.cq_position_locks = reinterpret_cast<std::uint32_t*>(b + cq_position_locks);
+    p.cid_bits = reinterpret_cast<std::uint32_t*>(b + cid_bits);
+    p.cid_count = cid_count;
+  }
+};
+
+}  // namespace bam
