@@ -30,6 +30,7 @@
 #include "bam/kmod/kmod_device.hpp"
 #include "bam/kmod/kmod_host_allocator.hpp"
 #include "bam/kmod/uapi.h"
+#include "bam_queue_io.hpp"
 #include "block_io.hpp"
 #include "raw_nvme.hpp"
 
@@ -240,8 +241,8 @@ struct phase_total {
   }
 };
 
-/// Random writes then reads, `threads` threads per controller each on its own queue pair and
-/// its own slice of the LBAs; all controllers at once. Returns false on any error.
+/// Random writes then reads through bamkit's BaM queue pair: on every controller at once, one
+/// queue pair of `depth` entries shared by `threads` threads. Every block read is verified.
 void random_phase(std::vector<std::unique_ptr<ctrl_under_test>>& ctrls, unsigned threads,
                   std::uint64_t gen, std::uint64_t blocks_per_ctrl, std::uint32_t depth,
                   const char* name) {
@@ -251,40 +252,69 @@ void random_phase(std::vector<std::unique_ptr<ctrl_under_test>>& ctrls, unsigned
     std::atomic<int> errors{0};
     const auto t0 = std::chrono::steady_clock::now();
     for (std::size_t ci = 0; ci < ctrls.size(); ++ci) {
-      for (unsigned t = 0; t < threads; ++t) {
-        pool.emplace_back([&, ci, t] {
-          try {
-            auto& c = *ctrls[ci];
-            const std::uint64_t n = std::min(blocks_per_ctrl, c.blocks) / threads;
-            const std::uint32_t max_blocks = max_extent_bytes / c.block_size;
-            // Reads split the range differently from writes.
-            const auto ext = random_extents(t * n, n, max_blocks, gen * 1000 + t * 10 + write);
-            total.add(queue_io(c, static_cast<std::uint16_t>(1 + t), depth, ext, write, gen));
-          } catch (const std::exception& e) {
-            std::printf("FAIL %s thread %u: %s\n", name, t, e.what());
-            ++errors;
-          }
-        });
-      }
+      pool.emplace_back([&, ci] {
+        try {
+          auto& c = *ctrls[ci];
+          const std::uint64_t n = std::min(blocks_per_ctrl, c.blocks);
+          const std::uint32_t max_blocks = max_extent_bytes / c.block_size;
+          // Reads split the range differently from writes.
+          const auto ext = random_extents(0, n, max_blocks, gen * 1000 + ci * 10 + write);
+          total.add(bam_queue_extents(*c.ctrl, *c.data, 1, depth, threads, ext, write, c.block_size,
+                                      gen, c.tag));
+        } catch (const std::exception& e) {
+          std::printf("FAIL %s controller %zu: %s\n", name, ci, e.what());
+          ++errors;
+        }
+      });
     }
     for (auto& th : pool)
       th.join();
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    std::printf("%s %s: %llu commands, %llu blocks in %.2f s: %.0f IOPS, %.0f blocks/s\n", name,
-                write ? "write" : "read+verify", static_cast<unsigned long long>(total.commands),
-                static_cast<unsigned long long>(total.blocks), s,
-                static_cast<double>(total.commands) / s, static_cast<double>(total.blocks) / s);
+    std::printf(
+        "%s %s (BaM queue pair, %u threads per controller, depth %u): %llu commands, "
+        "%llu blocks in %.2f s: %.0f IOPS, %.0f blocks/s\n",
+        name, write ? "write" : "read+verify", threads, depth,
+        static_cast<unsigned long long>(total.commands),
+        static_cast<unsigned long long>(total.blocks), s, static_cast<double>(total.commands) / s,
+        static_cast<double>(total.blocks) / s);
     check(errors == 0 && total.bad_status == 0 && total.bad_blocks == 0,
           std::string(name) + (write ? " writes" : " reads: every block verified") + " (" +
               std::to_string(total.bad_blocks) + " bad blocks, " +
               std::to_string(total.bad_status) + " error statuses)");
-    if (write) continue;
     std::uint64_t expect = 0;
     for (auto& c : ctrls)
-      expect += std::min(blocks_per_ctrl, c->blocks) / threads * threads;
-    check(total.blocks == expect,
-          std::string(name) + ": verified " + std::to_string(total.blocks) + " blocks");
+      expect += std::min(blocks_per_ctrl, c->blocks);
+    check(total.blocks == expect, std::string(name) + (write ? ": wrote " : ": verified ") +
+                                      std::to_string(total.blocks) + " blocks");
   }
+}
+
+/// The BaM queue pair at small depths with more threads than slots: submitters wait for
+/// free slots (turn counters) while the ring wraps.
+void bam_depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen) {
+  std::vector<std::uint32_t> depths;
+  for (std::uint32_t d = 2; d <= 32; ++d)
+    depths.push_back(d);
+  for (std::uint32_t d : {63u, 64u, 65u, 127u, 128u, 129u})
+    depths.push_back(d);
+  std::uint64_t bad = 0, commands = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  for (std::uint32_t depth : depths) {
+    const unsigned threads = std::min(depth + 2, 10u);
+    const auto ext = random_extents(first_lba, 3ull * depth + 7, 1, depth);
+    const auto w = bam_queue_extents(*c.ctrl, *c.data, 2, depth, threads, ext, true, c.block_size,
+                                     gen + depth, c.tag);
+    const auto r = bam_queue_extents(*c.ctrl, *c.data, 2, depth, threads, ext, false, c.block_size,
+                                     gen + depth, c.tag);
+    commands += w.commands + r.commands;
+    bad += w.bad_status + r.bad_status + r.bad_blocks + (r.blocks != ext.size() ? 1 : 0);
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+      "BaM queue depth sweep %s: %zu depths (2..32, 63..65, 127..129), %llu commands in "
+      "%.2f s\n",
+      c.dev->path().c_str(), depths.size(), static_cast<unsigned long long>(commands), s);
+  check(bad == 0, "BaM queue depth sweep " + c.dev->path() + ": every block verified");
 }
 
 /// Depths to sweep: every depth 2..128, then every 61st depth, the powers of two and their
@@ -307,6 +337,7 @@ std::vector<std::uint32_t> sweep_depths(std::uint32_t max) {
   return d;
 }
 
+/// The raw queue at every swept depth, kept full by one thread (deterministic ring wraps).
 void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen) {
   const auto depths = sweep_depths(c.ctrl->max_queue_entries());
   std::uint64_t commands = 0, bad = 0;
@@ -345,13 +376,15 @@ int run_full() {
   std::vector<std::unique_ptr<ctrl_under_test>> ctrls;
   for (const auto& p : paths)
     ctrls.push_back(bring_up(p));
-  // 2 threads per controller over 128Ki blocks each: >= 100k blocks written and verified.
-  random_phase(ctrls, 2, 1, 131072, 256, "random");
+  // 8 threads per controller on one queue pair, 128Ki blocks per controller: >= 100k blocks
+  // written and verified.
+  random_phase(ctrls, 8, 1, 131072, 1024, "random");
   std::vector<std::thread> pool;
   for (auto& c : ctrls)
     pool.emplace_back([&c] {
       try {
         depth_sweep(*c, 200000, 100);
+        bam_depth_sweep(*c, 210000, 5000);
       } catch (const std::exception& e) {
         check(false, std::string("depth sweep: ") + e.what());
       }
@@ -374,7 +407,7 @@ int run_reverify() {
     check(r.bad_blocks == 0 && r.bad_status == 0 && r.blocks == 16384,
           "after rebind " + c->dev->path() + ": generation 1 data intact");
   }
-  random_phase(ctrls, 2, 2, 16384, 32, "after-rebind");
+  random_phase(ctrls, 8, 2, 16384, 32, "after-rebind");
   return failures;
 }
 

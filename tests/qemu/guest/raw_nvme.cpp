@@ -1,6 +1,8 @@
 // raw_nvme.cpp: the guest test's minimal polled NVMe host driver (see raw_nvme.hpp).
 #include "raw_nvme.hpp"
 
+#include "bam/nvme/commands.hpp"
+
 #include <atomic>
 #include <cstdio>
 #include <cstring>
@@ -162,32 +164,38 @@ std::string raw_controller::serial() const {
   return trimmed(id_ctrl().sn, sizeof id_ctrl().sn);
 }
 
+void raw_controller::create_in_controller(std::uint16_t qid, std::uint32_t entries,
+                                          std::uint64_t sq_bus, std::uint64_t cq_bus) {
+  admin_ok(nvme::create_io_cq(qid, entries, cq_bus, true), "create I/O CQ");
+  admin_ok(nvme::create_io_sq(qid, entries, qid, sq_bus, true), "create I/O SQ");
+}
+
 raw_queue raw_controller::create_io_queue(std::uint16_t qid, std::uint32_t entries) {
   raw_queue q(*rings_, bar_, cap_.dstrd(), qid, entries);
-  nvme::command c{};
-  c.opcode = static_cast<std::uint8_t>(nvme::admin_opcode::create_io_cq);
-  c.prp1 = q.cq_bus();
-  c.cdw10 = ((entries - 1) << 16) | qid;
-  c.cdw11 = 1;  // physically contiguous, interrupts disabled
-  admin_ok(c, "create I/O CQ");
-  c = {};
-  c.opcode = static_cast<std::uint8_t>(nvme::admin_opcode::create_io_sq);
-  c.prp1 = q.sq_bus();
-  c.cdw10 = ((entries - 1) << 16) | qid;
-  c.cdw11 = (std::uint32_t{qid} << 16) | 1u;  // CQ id, physically contiguous
-  admin_ok(c, "create I/O SQ");
+  create_in_controller(qid, entries, q.sq_bus(), q.cq_bus());
   return q;
 }
 
-void raw_controller::delete_io_queue(const raw_queue& q) {
-  nvme::command c{};
-  c.opcode = static_cast<std::uint8_t>(nvme::admin_opcode::delete_io_sq);
-  c.cdw10 = q.qid();
-  admin_ok(c, "delete I/O SQ");
-  c = {};
-  c.opcode = static_cast<std::uint8_t>(nvme::admin_opcode::delete_io_cq);
-  c.cdw10 = q.qid();
-  admin_ok(c, "delete I/O CQ");
+io_rings raw_controller::create_io_rings(std::uint16_t qid, std::uint32_t entries) {
+  io_rings r;
+  r.sq = dma_buffer(*rings_, std::size_t{entries} * sizeof(nvme::command));
+  r.cq = dma_buffer(*rings_, std::size_t{entries} * sizeof(nvme::completion));
+  require_bus_contiguous(r.sq.region(), entries * sizeof(nvme::command), "SQ");
+  require_bus_contiguous(r.cq.region(), entries * sizeof(nvme::completion), "CQ");
+  r.desc.sq = r.sq.as<nvme::command>();
+  r.desc.sq_entries = entries;
+  r.desc.cq = r.cq.as<nvme::completion>();
+  r.desc.cq_entries = entries;
+  r.desc.sq_doorbell = bar_.word(nvme::reg::sq_tail_doorbell(qid, cap_.dstrd()));
+  r.desc.cq_doorbell = bar_.word(nvme::reg::cq_head_doorbell(qid, cap_.dstrd()));
+  r.desc.qid = qid;
+  create_in_controller(qid, entries, r.sq.bus_address(0), r.cq.bus_address(0));
+  return r;
+}
+
+void raw_controller::delete_io_queue(std::uint16_t qid) {
+  admin_ok(nvme::delete_io_sq(qid), "delete I/O SQ");
+  admin_ok(nvme::delete_io_cq(qid), "delete I/O CQ");
 }
 
 }  // namespace bam::guest

@@ -12,6 +12,7 @@
 #include "bam/bar.hpp"
 #include "bam/dma.hpp"
 #include "bam/nvme/spec.hpp"
+#include "bam/queue/queue_pair.hpp"
 
 namespace bam::guest {
 
@@ -45,6 +46,13 @@ class raw_queue {
   bool phase_ = true;
 };
 
+/// Rings of an I/O queue pair created in the controller, described for bam::queue_pair.
+struct io_rings {
+  dma_buffer sq;
+  dma_buffer cq;
+  queue_pair_desc desc;
+};
+
 /// Throws unless the region's bytes [0, bytes) are contiguous on the bus.
 void require_bus_contiguous(const dma_region& r, std::size_t bytes, const char* what);
 
@@ -73,10 +81,15 @@ class raw_controller {
 
   /// Creates I/O CQ+SQ `qid` with `entries` entries (rings from the ring allocator).
   raw_queue create_io_queue(std::uint16_t qid, std::uint32_t entries);
-  void delete_io_queue(const raw_queue& q);
+  void delete_io_queue(const raw_queue& q) { delete_io_queue(q.qid()); }
+  /// Creates I/O CQ+SQ `qid` in zero-filled rings, for bamkit's queue_pair to drive.
+  io_rings create_io_rings(std::uint16_t qid, std::uint32_t entries);
+  void delete_io_queue(std::uint16_t qid);
 
  private:
   void set_enable(bool on);
+  void create_in_controller(std::uint16_t qid, std::uint32_t entries, std::uint64_t sq_bus,
+                            std::uint64_t cq_bus);
 
   bar_ref bar_;
   dma_allocator* rings_;
