@@ -66,6 +66,25 @@ void expect_mmap_errno(int fd, std::size_t len, off_t off, int flags, int err,
         what + " -> " + (p != MAP_FAILED ? "mapped" : std::strerror(got)));
 }
 
+/// Physical address of a resident page of this process (/proc/self/pagemap; needs root).
+std::uint64_t physical_address(const void* p) {
+  const int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  std::uint64_t e = 0;
+  const auto off = static_cast<off_t>(reinterpret_cast<std::uintptr_t>(p) / 4096 * 8);
+  const bool ok = ::pread(fd, &e, sizeof e, off) == static_cast<ssize_t>(sizeof e);
+  ::close(fd);
+  if (!ok || !(e >> 63)) return 0;
+  return (e & ((1ull << 55) - 1)) * 4096;
+}
+
+/// Whether the kernel put the device behind an IOMMU (DMA remapping).
+bool behind_iommu(const kmod_device& dev) {
+  std::ifstream g("/sys/bus/pci/devices/" + dev.pci_address() + "/iommu_group/type");
+  std::string type;
+  return g >> type && type != "identity";
+}
+
 // ---------------------------------------------------------------------------------------------
 // The module's interface: info, BAR0, argument validation.
 // ---------------------------------------------------------------------------------------------
@@ -173,6 +192,21 @@ void check_interface(const kmod_device& dev) {
       zero = zero && b.as<unsigned char>()[i] == 0;
     check(r.size == 5 * 4096 && r.bus_pages.size() == 5 && zero && small.live_regions() == 1,
           "kmod_host_allocator: 5 zero-filled pages, one bus address each");
+    // Without an IOMMU the bus address is the physical address; with one, an IOVA.
+    bool all_physical = true, none_physical = true;
+    for (std::size_t i = 0; i < 5; ++i) {
+      const std::uint64_t phys = physical_address(b.as<char>() + i * 4096);
+      all_physical = all_physical && phys != 0 && phys == r.bus_pages[i];
+      none_physical = none_physical && phys != 0 && phys != r.bus_pages[i];
+    }
+    const bool iommu = behind_iommu(dev);
+    std::printf("  page 0: bus %#llx physical %#llx, IOMMU %s\n",
+                static_cast<unsigned long long>(r.bus_pages[0]),
+                static_cast<unsigned long long>(physical_address(b.data())),
+                iommu ? "translating" : "off/identity");
+    check(iommu ? none_physical : all_physical,
+          iommu ? "bus addresses are IOMMU addresses, not physical ones"
+                : "bus addresses are the physical addresses (no IOMMU)");
   }
   check(small.live_regions() == 0, "kmod_host_allocator: free unmaps");
   kmod_host_allocator huge(dev, true);
