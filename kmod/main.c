@@ -183,6 +183,7 @@ static void bamkit_remove(struct pci_dev *pdev)
 
 	pci_iounmap(pdev, bdev->regs);
 	bdev->regs = NULL;
+	pci_intx(pdev, 1);	/* as probe found it, for the next driver */
 	pci_clear_master(pdev);
 	pci_release_region(pdev, 0);
 	pci_disable_device(pdev);
