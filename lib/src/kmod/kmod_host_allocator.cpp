@@ -25,12 +25,14 @@ kmod_host_allocator::~kmod_host_allocator() {
 }
 
 dma_region kmod_host_allocator::allocate(std::size_t bytes) {
-  const std::size_t page = huge_pages_ ? huge_page_bytes : std::size_t{1} << page_size_log2();
+  // One 4 KiB page is contiguous anyway: only larger regions need huge pages.
+  const bool huge = huge_pages_ && bytes > (std::size_t{1} << page_size_log2());
+  const std::size_t page = huge ? huge_page_bytes : std::size_t{1} << page_size_log2();
   const std::size_t size = bytes == 0 ? page : (bytes + page - 1) / page * page;
   // Anonymous mappings are page aligned and zero-filled; populate and lock them so that the
   // pages the module pins are the ones that stay.
   int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
-  if (huge_pages_) flags |= MAP_HUGETLB | (21 << MAP_HUGE_SHIFT);  // 2 MiB pages
+  if (huge) flags |= MAP_HUGETLB | (21 << MAP_HUGE_SHIFT);  // 2 MiB pages
   void* p = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, flags, -1, 0);
   if (p == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "mmap");
   if (::mlock(p, size) != 0) {

@@ -14,12 +14,10 @@
 
 namespace bam::guest {
 
-io_result bam_queue_extents(raw_controller& ctrl, dma_allocator& data, std::uint16_t qid,
-                            std::uint32_t entries, unsigned threads,
-                            const std::vector<extent>& extents, bool write,
+io_result bam_queue_extents(controller_driver& driver, dma_allocator& data, std::uint32_t entries,
+                            unsigned threads, const std::vector<extent>& extents, bool write,
                             std::uint32_t block_size, std::uint64_t gen, std::uint64_t tag) {
-  io_rings rings = ctrl.create_io_rings(qid, entries);
-  queue_pair qp(rings.desc);
+  io_queue_pair qp = driver.create_io_queue_pair(entries);
   const auto q = qp.ref<mmio_doorbell>();
   dma_buffer buffers(data, std::size_t{threads} * max_extent_bytes);
 
@@ -72,9 +70,9 @@ io_result bam_queue_extents(raw_controller& ctrl, dma_allocator& data, std::uint
   }
   for (auto& th : pool)
     th.join();
-  const auto stats = qp.stats();
+  const auto stats = qp.queue().stats();
   total.max_outstanding = threads;
-  ctrl.delete_io_queue(qid);
+  qp.destroy();
   if (error) std::rethrow_exception(error);
   if (stats.submitted != extents.size())
     throw std::runtime_error("queue_pair counted a different number of submissions");

@@ -5,17 +5,16 @@
 #include <cstdint>
 #include <vector>
 
+#include "bam/driver/controller_driver.hpp"
 #include "block_io.hpp"
-#include "raw_nvme.hpp"
 
 namespace bam::guest {
 
-/// Creates I/O queue pair `qid` of `entries` entries, runs `threads` threads that each write
-/// (stamping) or read (verifying) their share of `extents` through one queue_pair, deletes the
-/// queue. `data` provides each thread's buffer.
-io_result bam_queue_extents(raw_controller& ctrl, dma_allocator& data, std::uint16_t qid,
-                            std::uint32_t entries, unsigned threads,
-                            const std::vector<extent>& extents, bool write,
+/// Creates an I/O queue pair of `entries` entries with the controller driver, runs `threads`
+/// threads that each write (stamping) or read (verifying) their share of `extents` through its
+/// queue_pair, deletes it. `data` provides each thread's buffer.
+io_result bam_queue_extents(controller_driver& driver, dma_allocator& data, std::uint32_t entries,
+                            unsigned threads, const std::vector<extent>& extents, bool write,
                             std::uint32_t block_size, std::uint64_t gen, std::uint64_t tag);
 
 }  // namespace bam::guest

@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "bam/kmod/kmod_controller.hpp"
 #include "bam/kmod/kmod_device.hpp"
 #include "bam/kmod/kmod_host_allocator.hpp"
 #include "bam/kmod/uapi.h"
@@ -226,43 +227,45 @@ void check_interface(const kmod_device& dev) {
 // One controller under test.
 // ---------------------------------------------------------------------------------------------
 struct ctrl_under_test {
-  std::unique_ptr<kmod_device> dev;
-  std::unique_ptr<kmod_host_allocator> rings;  // hugetlb: contiguous rings
-  std::unique_ptr<kmod_host_allocator> data;
-  std::unique_ptr<raw_controller> ctrl;
+  std::unique_ptr<kmod_controller> kc;  // the nvme backend: module + controller driver
   std::uint64_t tag = 0;
   std::uint32_t block_size = 0;
   std::uint64_t blocks = 0;  // blocks under test
+  controller_driver& driver() { return kc->driver(); }
+  dma_allocator& data() { return kc->data_allocator(); }
+  const std::string& path() const { return kc->device().path(); }
 };
 
 std::unique_ptr<ctrl_under_test> bring_up(const std::string& path) {
   auto c = std::make_unique<ctrl_under_test>();
-  c->dev = std::make_unique<kmod_device>(path);
-  c->rings = std::make_unique<kmod_host_allocator>(*c->dev, true);
-  c->data = std::make_unique<kmod_host_allocator>(*c->dev, false);
-  c->ctrl = std::make_unique<raw_controller>(c->dev->bar(), *c->rings, *c->data);
-  const auto& ns = c->ctrl->id_ns();
-  c->block_size = ns.lba_size();
-  c->blocks = ns.nsze;
-  for (char ch : c->ctrl->serial())
+  c->kc = std::make_unique<kmod_controller>(path);
+  const controller_info& info = c->kc->info();
+  c->block_size = info.lba_size;
+  c->blocks = info.namespace_lbas;
+  for (char ch : info.serial)
     c->tag = c->tag * 131 + static_cast<unsigned char>(ch);
   std::printf(
-      "identify %s: model '%s' serial '%s' nsze %llu lba %u B MQES+1 %u io-queues %u "
-      "mdts %u\n",
-      path.c_str(), c->ctrl->model().c_str(), c->ctrl->serial().c_str(),
-      static_cast<unsigned long long>(ns.nsze), c->block_size, c->ctrl->max_queue_entries(),
-      c->ctrl->io_queues(), c->ctrl->id_ctrl().mdts);
-  check(ns.nsze > 0 && c->block_size >= 512 && c->ctrl->io_queues() >= 4, "bring-up of " + path);
+      "identify %s: model '%s' serial '%s' firmware '%s' nsze %llu lba %u B MQES+1 %u "
+      "io-queue-pairs %u max-transfer %llu B CQR %d\n",
+      path.c_str(), info.model.c_str(), info.serial.c_str(), info.firmware.c_str(),
+      static_cast<unsigned long long>(info.namespace_lbas), info.lba_size, info.max_queue_entries,
+      info.io_queue_pairs, static_cast<unsigned long long>(info.max_transfer_bytes),
+      info.contiguous_queues_required ? 1 : 0);
+  check(info.vid == 0x1b36 && info.model == "QEMU NVMe Ctrl" && info.namespace_lbas > 0 &&
+            info.lba_size >= 512 && info.io_queue_pairs >= 4,
+        "bring-up of " + path + " by controller_driver");
   return c;
 }
 
-/// Verified I/O of `extents` on a fresh queue `qid` of `entries` entries.
-io_result queue_io(ctrl_under_test& c, std::uint16_t qid, std::uint32_t entries,
-                   const std::vector<extent>& extents, bool write, std::uint64_t gen) {
-  auto q = c.ctrl->create_io_queue(qid, entries);
-  dma_buffer buf(*c.data, std::size_t{entries - 1} * max_extent_bytes);
+/// Verified I/O of `extents` on a raw queue of `entries` entries, kept full by this thread. Its
+/// qid is the controller's last one: the driver hands out the lowest free ones.
+io_result queue_io(ctrl_under_test& c, std::uint32_t entries, const std::vector<extent>& extents,
+                   bool write, std::uint64_t gen) {
+  const auto qid = static_cast<std::uint16_t>(c.kc->info().io_queue_pairs);
+  auto q = create_raw_queue(c.driver(), c.kc->ring_allocator(), c.kc->device().bar(), qid, entries);
+  dma_buffer buf(c.data(), std::size_t{entries - 1} * max_extent_bytes);
   const auto r = run_extents(q, buf.region(), extents, write, c.block_size, gen, c.tag);
-  c.ctrl->delete_io_queue(q);
+  delete_raw_queue(c.driver(), q);
   return r;
 }
 
@@ -294,8 +297,8 @@ void random_phase(std::vector<std::unique_ptr<ctrl_under_test>>& ctrls, unsigned
           const std::uint32_t max_blocks = max_extent_bytes / c.block_size;
           // Reads split the range differently from writes.
           const auto ext = random_extents(0, n, max_blocks, gen * 1000 + ci * 10 + write);
-          total.add(bam_queue_extents(*c.ctrl, *c.data, 1, depth, threads, ext, write, c.block_size,
-                                      gen, c.tag));
+          total.add(bam_queue_extents(c.driver(), c.data(), depth, threads, ext, write,
+                                      c.block_size, gen, c.tag));
         } catch (const std::exception& e) {
           std::printf("FAIL %s controller %zu: %s\n", name, ci, e.what());
           ++errors;
@@ -337,9 +340,9 @@ void bam_depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t 
   for (std::uint32_t depth : depths) {
     const unsigned threads = std::min(depth + 2, 10u);
     const auto ext = random_extents(first_lba, 3ull * depth + 7, 1, depth);
-    const auto w = bam_queue_extents(*c.ctrl, *c.data, 2, depth, threads, ext, true, c.block_size,
+    const auto w = bam_queue_extents(c.driver(), c.data(), depth, threads, ext, true, c.block_size,
                                      gen + depth, c.tag);
-    const auto r = bam_queue_extents(*c.ctrl, *c.data, 2, depth, threads, ext, false, c.block_size,
+    const auto r = bam_queue_extents(c.driver(), c.data(), depth, threads, ext, false, c.block_size,
                                      gen + depth, c.tag);
     commands += w.commands + r.commands;
     bad += w.bad_status + r.bad_status + r.bad_blocks + (r.blocks != ext.size() ? 1 : 0);
@@ -348,8 +351,8 @@ void bam_depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t 
   std::printf(
       "BaM queue depth sweep %s: %zu depths (2..32, 63..65, 127..129), %llu commands in "
       "%.2f s\n",
-      c.dev->path().c_str(), depths.size(), static_cast<unsigned long long>(commands), s);
-  check(bad == 0, "BaM queue depth sweep " + c.dev->path() + ": every block verified");
+      c.path().c_str(), depths.size(), static_cast<unsigned long long>(commands), s);
+  check(bad == 0, "BaM queue depth sweep " + c.path() + ": every block verified");
 }
 
 /// Depths to sweep: every depth 2..128, then every 61st depth, the powers of two and their
@@ -381,7 +384,7 @@ std::vector<std::uint32_t> sweep_depths(std::uint32_t max, bool quick) {
 
 /// The raw queue at every swept depth, kept full by one thread (deterministic ring wraps).
 void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen, bool quick) {
-  const auto depths = sweep_depths(c.ctrl->max_queue_entries(), quick);
+  const auto depths = sweep_depths(c.kc->info().max_queue_entries, quick);
   std::uint64_t commands = 0, bad = 0;
   std::uint32_t deepest = 0;
   bool all_full = true;
@@ -390,8 +393,8 @@ void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen,
     // Enough commands to wrap the ring at least once with the queue kept full.
     const std::uint64_t n = depth + depth / 2 + 7;
     const auto ext = random_extents(first_lba, n, 1, depth);
-    const auto w = queue_io(c, 1, depth, ext, true, gen + depth);
-    const auto r = queue_io(c, 1, depth, ext, false, gen + depth);
+    const auto w = queue_io(c, depth, ext, true, gen + depth);
+    const auto r = queue_io(c, depth, ext, false, gen + depth);
     commands += w.commands + r.commands;
     bad += w.bad_status + r.bad_status + r.bad_blocks + (r.blocks != n ? 1 : 0);
     all_full = all_full && w.max_outstanding == depth - 1;
@@ -402,10 +405,10 @@ void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen,
   for (std::uint32_t d : depths)
     list += (list.empty() ? "" : ",") + std::to_string(d);
   if (list.size() > 60) list = list.substr(0, 28) + "..." + list.substr(list.size() - 28);
-  std::printf("depth sweep %s: %zu depths (%s), %llu commands in %.2f s\n", c.dev->path().c_str(),
+  std::printf("depth sweep %s: %zu depths (%s), %llu commands in %.2f s\n", c.path().c_str(),
               depths.size(), list.c_str(), static_cast<unsigned long long>(commands), s);
-  check(bad == 0 && all_full && deepest == c.ctrl->max_queue_entries(),
-        "depth sweep " + c.dev->path() + ": every depth verified with the queue full");
+  check(bad == 0 && all_full && deepest == c.kc->info().max_queue_entries,
+        "depth sweep " + c.path() + ": every depth verified with the queue full");
 }
 
 int run_full(bool quick) {
@@ -445,9 +448,9 @@ int run_reverify() {
   // The generation written before the rebind is still there, block for block (sampled range).
   for (auto& c : ctrls) {
     const auto ext = random_extents(0, 16384, 16, 7);
-    const auto r = queue_io(*c, 1, 64, ext, false, 1);
+    const auto r = queue_io(*c, 64, ext, false, 1);
     check(r.bad_blocks == 0 && r.bad_status == 0 && r.blocks == 16384,
-          "after rebind " + c->dev->path() + ": generation 1 data intact");
+          "after rebind " + c->path() + ": generation 1 data intact");
   }
   random_phase(ctrls, 8, 2, 16384, 32, "after-rebind");
   return failures;
@@ -475,8 +478,8 @@ int run_orphan(const std::string& path) {
   if (pid == 0) {
     try {
       auto c = bring_up(path);
-      auto q = c->ctrl->create_io_queue(1, 64);
-      dma_buffer extra(*c->data, 1 << 20);
+      auto q = c->driver().create_io_queue_pair(64);
+      dma_buffer extra(c->data(), 1 << 20);
       std::printf("orphan child: controller running, %lld pages pinned, dying\n", pins_held());
       std::fflush(stdout);
       ::raise(SIGKILL);  // with everything still alive: the kernel cleans up

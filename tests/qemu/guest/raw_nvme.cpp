@@ -11,18 +11,6 @@
 
 namespace bam::guest {
 
-namespace {
-std::string trimmed(const char* s, std::size_t n) {
-  std::string out(s, n);
-  while (!out.empty() && (out.back() == ' ' || out.back() == '\0'))
-    out.pop_back();
-  return out;
-}
-std::string status_text(const nvme::status& st) {
-  return "sct " + std::to_string(st.sct) + " sc " + std::to_string(st.sc);
-}
-}  // namespace
-
 void require_bus_contiguous(const dma_region& r, std::size_t bytes, const char* what) {
   const std::size_t page = std::size_t{1} << r.page_size_log2;
   for (std::size_t off = page; off < bytes; off += page) {
@@ -83,119 +71,17 @@ nvme::completion raw_queue::wait(std::chrono::milliseconds timeout) {
   }
 }
 
-raw_controller::raw_controller(bar_ref bar, dma_allocator& rings, dma_allocator& data,
-                               std::uint32_t admin_entries)
-    : bar_(bar), rings_(&rings), cap_{bar.read64(nvme::reg::cap)} {
-  set_enable(false);
-  admin_.emplace(rings, bar, cap_.dstrd(), 0, admin_entries);
-  bar_.write32(nvme::reg::aqa, nvme::aqa_register::make(admin_entries, admin_entries).raw);
-  bar_.write64(nvme::reg::asq, admin_->sq_bus());
-  bar_.write64(nvme::reg::acq, admin_->cq_bus());
-  // Mask all interrupt vectors: completions are polled.
-  bar_.write32(nvme::reg::intms, 0xffffffffu);
-  set_enable(true);
-
-  ctrl_ = dma_buffer(data, sizeof(nvme::identify_controller));
-  ns_ = dma_buffer(data, sizeof(nvme::identify_namespace));
-  nvme::command c{};
-  c.opcode = static_cast<std::uint8_t>(nvme::admin_opcode::identify);
-  c.prp1 = ctrl_.bus_address(0);
-  c.cdw10 = static_cast<std::uint32_t>(nvme::identify_cns::controller);
-  admin_ok(c, "identify controller");
-  c = {};
-  c.opcode = static_cast<std::uint8_t>(nvme::admin_opcode::identify);
-  c.nsid = 1;
-  c.prp1 = ns_.bus_address(0);
-  c.cdw10 = static_cast<std::uint32_t>(nvme::identify_cns::ns);
-  admin_ok(c, "identify namespace 1");
-  // Ask for 63 I/O queue pairs; dw0 says how many were granted (0-based SQ and CQ counts).
-  c = {};
-  c.opcode = static_cast<std::uint8_t>(nvme::admin_opcode::set_features);
-  c.cdw10 = static_cast<std::uint32_t>(nvme::feature_id::number_of_queues);
-  c.cdw11 = (62u << 16) | 62u;
-  const auto r = admin_ok(c, "set features: number of queues");
-  io_queues_ = std::min(r.dw0 & 0xffffu, r.dw0 >> 16) + 1;
-}
-
-raw_controller::~raw_controller() {
-  try {
-    set_enable(false);
-  } catch (...) {
-  }
-}
-
-void raw_controller::set_enable(bool on) {
-  auto cc = nvme::cc_register{bar_.read32(nvme::reg::cc)};
-  if (cc.enable() != on) {
-    bar_.write32(nvme::reg::cc, on ? nvme::cc_register::make(true, 12).raw : 0u);
-  }
-  const auto deadline = std::chrono::steady_clock::now() +
-                        std::chrono::milliseconds(std::max(cap_.timeout_ms(), 1000u));
-  for (;;) {
-    const nvme::csts_register csts{bar_.read32(nvme::reg::csts)};
-    if (csts.fatal()) throw std::runtime_error("controller fatal status");
-    if (csts.ready() == on) return;
-    if (std::chrono::steady_clock::now() > deadline)
-      throw std::runtime_error(on ? "controller did not become ready" : "controller did not reset");
-    std::this_thread::sleep_for(std::chrono::microseconds(100));
-  }
-}
-
-nvme::completion raw_controller::admin(nvme::command cmd) {
-  std::lock_guard lock(admin_mutex_);
-  cmd.cid = next_cid_++;
-  admin_->submit(cmd);
-  const auto c = admin_->wait();
-  if (c.cid != cmd.cid) throw std::runtime_error("admin completion for the wrong command");
-  return c;
-}
-
-nvme::completion raw_controller::admin_ok(const nvme::command& cmd, const char* what) {
-  const auto c = admin(cmd);
-  if (!c.status().ok())
-    throw std::runtime_error(std::string(what) + ": " + status_text(c.status()));
-  return c;
-}
-
-std::string raw_controller::model() const {
-  return trimmed(id_ctrl().mn, sizeof id_ctrl().mn);
-}
-std::string raw_controller::serial() const {
-  return trimmed(id_ctrl().sn, sizeof id_ctrl().sn);
-}
-
-void raw_controller::create_in_controller(std::uint16_t qid, std::uint32_t entries,
-                                          std::uint64_t sq_bus, std::uint64_t cq_bus) {
-  admin_ok(nvme::create_io_cq(qid, entries, cq_bus, true), "create I/O CQ");
-  admin_ok(nvme::create_io_sq(qid, entries, qid, sq_bus, true), "create I/O SQ");
-}
-
-raw_queue raw_controller::create_io_queue(std::uint16_t qid, std::uint32_t entries) {
-  raw_queue q(*rings_, bar_, cap_.dstrd(), qid, entries);
-  create_in_controller(qid, entries, q.sq_bus(), q.cq_bus());
+raw_queue create_raw_queue(controller_driver& driver, dma_allocator& rings, bar_ref bar,
+                           std::uint16_t qid, std::uint32_t entries) {
+  raw_queue q(rings, bar, driver.info().doorbell_stride, qid, entries);
+  driver.admin_checked(nvme::create_io_cq(qid, entries, q.cq_bus(), true), "create I/O CQ");
+  driver.admin_checked(nvme::create_io_sq(qid, entries, qid, q.sq_bus(), true), "create I/O SQ");
   return q;
 }
 
-io_rings raw_controller::create_io_rings(std::uint16_t qid, std::uint32_t entries) {
-  io_rings r;
-  r.sq = dma_buffer(*rings_, std::size_t{entries} * sizeof(nvme::command));
-  r.cq = dma_buffer(*rings_, std::size_t{entries} * sizeof(nvme::completion));
-  require_bus_contiguous(r.sq.region(), entries * sizeof(nvme::command), "SQ");
-  require_bus_contiguous(r.cq.region(), entries * sizeof(nvme::completion), "CQ");
-  r.desc.sq = r.sq.as<nvme::command>();
-  r.desc.sq_entries = entries;
-  r.desc.cq = r.cq.as<nvme::completion>();
-  r.desc.cq_entries = entries;
-  r.desc.sq_doorbell = bar_.word(nvme::reg::sq_tail_doorbell(qid, cap_.dstrd()));
-  r.desc.cq_doorbell = bar_.word(nvme::reg::cq_head_doorbell(qid, cap_.dstrd()));
-  r.desc.qid = qid;
-  create_in_controller(qid, entries, r.sq.bus_address(0), r.cq.bus_address(0));
-  return r;
-}
-
-void raw_controller::delete_io_queue(std::uint16_t qid) {
-  admin_ok(nvme::delete_io_sq(qid), "delete I/O SQ");
-  admin_ok(nvme::delete_io_cq(qid), "delete I/O CQ");
+void delete_raw_queue(controller_driver& driver, const raw_queue& q) {
+  driver.admin_checked(nvme::delete_io_sq(q.qid()), "delete I/O SQ");
+  driver.admin_checked(nvme::delete_io_cq(q.qid()), "delete I/O CQ");
 }
 
 }  // namespace bam::guest

@@ -12,10 +12,10 @@
 namespace bam {
 
 /// Thread-safe. The device must outlive the allocator and every region it handed out.
-/// With `huge_pages`, regions are backed by 2 MiB hugetlb pages (sizes round up to 2 MiB), so
-/// each 2 MiB of a region is contiguous on the bus: what queue rings need on controllers that
-/// require physically contiguous queues (CAP.CQR) and have no IOMMU to make them so. Needs
-/// pages reserved in /proc/sys/vm/nr_hugepages.
+/// With `huge_pages`, regions larger than 4 KiB are backed by 2 MiB hugetlb pages (sizes round
+/// up to 2 MiB), so each 2 MiB of a region is contiguous on the bus: what queue rings need on
+/// controllers that require physically contiguous queues (CAP.CQR) and have no IOMMU to make them
+/// so. Needs pages reserved in /proc/sys/vm/nr_hugepages.
 class kmod_host_allocator final : public dma_allocator {
  public:
   explicit kmod_host_allocator(const kmod_device& device, bool huge_pages = false)
