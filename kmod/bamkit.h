@@ -26,7 +26,7 @@
 
 struct bamkit_dev {
 	struct pci_dev *pdev;
-	struct cdev cdev;
+	struct cdev *cdev;	/* separately refcounted: may outlive us */
 	struct device *dev;
 	dev_t devt;
 	int minor;
@@ -72,6 +72,7 @@ struct bamkit_mapping {
 
 /* fops.c */
 extern const struct file_operations bamkit_fops;
+struct bamkit_dev *bamkit_dev_get_by_minor(unsigned int minor);
 void bamkit_dev_put(struct bamkit_dev *bdev);
 void bamkit_file_release_mappings(struct bamkit_file *bf);
 

@@ -14,12 +14,17 @@
 
 static int bamkit_open(struct inode *inode, struct file *filp)
 {
-	struct bamkit_dev *bdev = container_of(inode->i_cdev, struct bamkit_dev, cdev);
+	struct bamkit_dev *bdev;
 	struct bamkit_file *bf;
 
+	bdev = bamkit_dev_get_by_minor(iminor(inode));
+	if (!bdev)
+		return -ENODEV;
 	bf = kzalloc(sizeof(*bf), GFP_KERNEL);
-	if (!bf)
+	if (!bf) {
+		bamkit_dev_put(bdev);
 		return -ENOMEM;
+	}
 	bf->filp = filp;
 	mutex_init(&bf->lock);
 	xa_init_flags(&bf->maps, XA_FLAGS_ALLOC1);
@@ -28,10 +33,10 @@ static int bamkit_open(struct inode *inode, struct file *filp)
 	if (bdev->gone) {
 		mutex_unlock(&bdev->lock);
 		kfree(bf);
+		bamkit_dev_put(bdev);
 		return -ENODEV;
 	}
-	kref_get(&bdev->ref);
-	bf->bdev = bdev;
+	bf->bdev = bdev;	/* the reference taken above */
 	list_add(&bf->node, &bdev->files);
 	mutex_unlock(&bdev->lock);
 

@@ -21,6 +21,9 @@
 static struct class *bamkit_class;
 static dev_t bamkit_devt_base;
 static DEFINE_IDA(bamkit_minors);
+/* minor -> device, for open(): a reference is taken under the lock. */
+static DEFINE_MUTEX(bamkit_devs_lock);
+static struct bamkit_dev *bamkit_devs[BAMKIT_MAX_DEVICES];
 
 /* NVMe register offsets used to quiesce a controller. */
 #define NVME_REG_CAP 0x00
@@ -69,6 +72,19 @@ static void bamkit_dev_free(struct kref *ref)
 void bamkit_dev_put(struct bamkit_dev *bdev)
 {
 	kref_put(&bdev->ref, bamkit_dev_free);
+}
+
+struct bamkit_dev *bamkit_dev_get_by_minor(unsigned int minor)
+{
+	struct bamkit_dev *bdev = NULL;
+
+	mutex_lock(&bamkit_devs_lock);
+	if (minor < BAMKIT_MAX_DEVICES && bamkit_devs[minor]) {
+		bdev = bamkit_devs[minor];
+		kref_get(&bdev->ref);
+	}
+	mutex_unlock(&bamkit_devs_lock);
+	return bdev;
 }
 
 static int bamkit_probe(struct pci_dev *pdev, const struct pci_device_id *id)
@@ -125,11 +141,19 @@ static int bamkit_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	bdev->minor = ret;
 	bdev->devt = MKDEV(MAJOR(bamkit_devt_base), bdev->minor);
 
-	cdev_init(&bdev->cdev, &bamkit_fops);
-	bdev->cdev.owner = THIS_MODULE;
-	ret = cdev_add(&bdev->cdev, bdev->devt, 1);
-	if (ret)
+	bdev->cdev = cdev_alloc();
+	if (!bdev->cdev) {
+		ret = -ENOMEM;
 		goto err_minor;
+	}
+	bdev->cdev->ops = &bamkit_fops;
+	bdev->cdev->owner = THIS_MODULE;
+	mutex_lock(&bamkit_devs_lock);
+	bamkit_devs[bdev->minor] = bdev;
+	mutex_unlock(&bamkit_devs_lock);
+	ret = cdev_add(bdev->cdev, bdev->devt, 1);
+	if (ret)
+		goto err_cdev;
 	bdev->dev = device_create(bamkit_class, &pdev->dev, bdev->devt, bdev,
 				  BAMKIT_DEVICE_PREFIX "%d", bdev->minor);
 	if (IS_ERR(bdev->dev)) {
@@ -142,7 +166,10 @@ static int bamkit_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_cdev:
-	cdev_del(&bdev->cdev);
+	mutex_lock(&bamkit_devs_lock);
+	bamkit_devs[bdev->minor] = NULL;
+	mutex_unlock(&bamkit_devs_lock);
+	cdev_del(bdev->cdev);
 err_minor:
 	ida_free(&bamkit_minors, bdev->minor);
 err_unmap:
@@ -164,8 +191,11 @@ static void bamkit_remove(struct pci_dev *pdev)
 	struct bamkit_file *bf;
 
 	/* No new opens. Files already open stay valid but lose the device. */
+	mutex_lock(&bamkit_devs_lock);
+	bamkit_devs[bdev->minor] = NULL;
+	mutex_unlock(&bamkit_devs_lock);
 	device_destroy(bamkit_class, bdev->devt);
-	cdev_del(&bdev->cdev);
+	cdev_del(bdev->cdev);
 
 	mutex_lock(&bdev->bar_lock);
 	bdev->bar_revoked = true;

@@ -6,6 +6,7 @@
 //   bam-guest reverify  after unbind/rebind: the data of `full` is still there; short I/O
 //   bam-guest orphan D  a process using device D dies by SIGKILL: pins released, controller off
 //   bam-guest revoke D  device D is unbound while open: ioctls fail, BAR access faults
+//   bam-guest gpu       with the GPU-enabled module and tests/qemu/nv_p2p_fake: MAP_GPU
 // Every check prints "ok ..." or "FAIL ..."; the exit status is the number of failures (max 100).
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -32,6 +33,7 @@
 #include "bam/kmod/kmod_device.hpp"
 #include "bam/kmod/kmod_host_allocator.hpp"
 #include "bam/kmod/uapi.h"
+#include "bam/nvme/commands.hpp"
 #include "bam_queue_io.hpp"
 #include "block_io.hpp"
 #include "raw_nvme.hpp"
@@ -502,6 +504,112 @@ int run_orphan(const std::string& path) {
   return failures;
 }
 
+std::string read_file(const char* path) {
+  std::ifstream in(path);
+  std::string line;
+  std::getline(in, line);
+  return line;
+}
+
+/// GPU mapping through the module built against nv-p2p, with the test's stand-in provider
+/// (tests/qemu/nv_p2p_fake: "GPU memory" is huge-page-backed process memory). Data is read from
+/// the SSD straight into the mapped range by the controller's DMA.
+int run_gpu() {
+  const auto paths = kmod_device_paths();
+  check(paths.size() == 2, "gpu: two controllers bound to the GPU-enabled module");
+  auto dev = std::make_unique<kmod_device>(paths.at(0));
+  check(dev->gpu_mapping_supported(), "gpu: GET_INFO reports GPU support");
+  constexpr std::size_t gpu_bytes = 2u << 20, gpu_page = 64u << 10;
+  void* gpu = ::mmap(
+      nullptr, gpu_bytes, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_HUGETLB | (21 << MAP_HUGE_SHIFT), -1, 0);
+  if (gpu == MAP_FAILED) throw std::runtime_error("gpu: no huge page for the stand-in GPU memory");
+  const auto va = reinterpret_cast<std::uintptr_t>(gpu);
+  const int fd = dev->fd();
+  bamkit_map m{va + 4096, gpu_page, 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU address not 64 KiB aligned");
+  m = {va, 4096, 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU length not a multiple of 64 KiB");
+  m = {va, 0, 0, 0, 0};
+  expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU zero length");
+
+  kmod_mapping g = dev->map_gpu(va, gpu_bytes);
+  check(g.page_shift == 16 && g.bus_pages.size() == gpu_bytes / gpu_page,
+        "MAP_GPU: 32 pages of 64 KiB");
+  bool contiguous_pages = true;
+  for (auto a : g.bus_pages)
+    contiguous_pages = contiguous_pages && a % 4096 == 0;
+  check(contiguous_pages, "MAP_GPU: page-aligned bus addresses");
+  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "1 1",
+        "gpu: provider holds one page table and one DMA mapping");
+
+  {
+    // SSD -> "GPU" by DMA: write stamped blocks from host memory, read them into GPU page 3.
+    kmod_controller kc(paths.at(0));
+    const std::uint32_t bs = kc.info().lba_size;
+    const std::uint64_t lba0 = 250000;
+    const std::uint32_t blocks = gpu_page / bs;
+    const std::uint64_t tag = 77;
+    auto qp = kc.driver().create_io_queue_pair(64);
+    const auto q = qp.ref<mmio_doorbell>();
+    dma_buffer host(kc.data_allocator(), gpu_page);
+    for (std::uint32_t b = 0; b < blocks; ++b)
+      stamp_block(host.as<std::uint8_t>() + std::size_t{b} * bs, bs, lba0 + b, 9, tag);
+    const std::uint32_t per_cmd = 4096 / bs;
+    bool ok = true;
+    for (std::uint32_t k = 0; k < gpu_page / 4096; ++k)
+      ok = ok && q.submit_and_wait(nvme::write(1, lba0 + k * per_cmd, per_cmd,
+                                               {host.bus_address(std::size_t{k} * 4096), 0}))
+                     .status()
+                     .ok();
+    std::memset(static_cast<char*>(gpu) + 3 * gpu_page, 0, gpu_page);
+    // 8 KiB reads: PRP1 and PRP2 both inside the 64 KiB GPU page.
+    for (std::uint32_t k = 0; k < gpu_page / 8192; ++k) {
+      const std::uint64_t bus = g.bus_pages[3] + std::uint64_t{k} * 8192;
+      ok = ok &&
+           q.submit_and_wait(nvme::read(1, lba0 + k * 2 * per_cmd, 2 * per_cmd, {bus, bus + 4096}))
+               .status()
+               .ok();
+    }
+    std::uint32_t good = 0;
+    for (std::uint32_t b = 0; b < blocks; ++b)
+      good += check_block(static_cast<char*>(gpu) + 3 * gpu_page + std::size_t{b} * bs, bs,
+                          lba0 + b, 9, tag)
+                  ? 1
+                  : 0;
+    check(ok && good == blocks, "gpu: SSD data DMA'd into mapped GPU memory, " +
+                                    std::to_string(good) + "/" + std::to_string(blocks) +
+                                    " blocks verified");
+    qp.destroy();
+  }
+
+  dev->unmap(g.handle);
+  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "0 0",
+        "gpu: UNMAP released the provider's page table and mapping");
+
+  // The GPU memory is freed under a live mapping: the free callback tears it down; UNMAP
+  // afterwards only drops the bookkeeping.
+  g = dev->map_gpu(va, gpu_bytes);
+  std::ofstream("/sys/module/nv_p2p_fake/parameters/revoke") << "1" << std::flush;
+  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "0 0",
+        "gpu: free callback released everything");
+  bamkit_unmap u{g.handle};
+  check(::ioctl(fd, BAMKIT_IOC_UNMAP, &u) == 0, "gpu: UNMAP after the free callback");
+
+  // Mapped on both controllers, then the files are closed with the mappings alive.
+  auto dev2 = std::make_unique<kmod_device>(paths.at(1));
+  (void)dev->map_gpu(va, gpu_bytes);
+  (void)dev2->map_gpu(va, gpu_bytes);
+  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "2 2",
+        "gpu: one mapping per controller");
+  dev.reset();
+  dev2.reset();
+  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "0 0",
+        "gpu: close released the GPU mappings");
+  ::munmap(gpu, gpu_bytes);
+  return failures;
+}
+
 sigjmp_buf fault_jump;
 void on_sigbus(int) {
   siglongjmp(fault_jump, 1);
@@ -546,6 +654,8 @@ int main(int argc, char** argv) {
       f = run_full(argc > 2 && std::string(argv[2]) == "quick");
     else if (mode == "reverify")
       f = run_reverify();
+    else if (mode == "gpu")
+      f = run_gpu();
     else if (mode == "orphan" && argc > 2)
       f = run_orphan(argv[2]);
     else if (mode == "revoke" && argc > 2)
