@@ -46,6 +46,11 @@ void validate(const run_config& c) {
                                        "allowed [1, 1]",
                                        s.ssd_count));
       }
+      if (c.workload.op != io_op::read) {
+        throw config_error("workload.op", fmt::format("\"{}\" is not allowed with backend "
+                                                      "\"uring\", allowed read",
+                                                      to_string(c.workload.op)));
+      }
       break;
     case backend_kind::nvme:
       if (s.ssd_count > s.device_paths.size()) {
