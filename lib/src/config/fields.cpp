@@ -61,10 +61,10 @@ field uint_field(std::string key, T& ref, std::uint64_t lo, std::uint64_t hi, st
       std::move(doc),
       [&ref] { return nlohmann::json(ref); },
       [&ref, key, lo, hi, allowed](const nlohmann::json& v) {
-        if (v.is_number_integer() && !v.is_number_unsigned()) {
+        if (!v.is_number_integer()) wrong_type(key, "an unsigned integer", v);
+        if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) {
           throw config_error(key, fmt::format("{} is out of range, allowed {}", v.dump(), allowed));
         }
-        if (!v.is_number_unsigned()) wrong_type(key, "an unsigned integer", v);
         const auto x = v.get<std::uint64_t>();
         if (x < lo || x > hi) {
           throw config_error(key, fmt::format("{} is out of range, allowed {}", x, allowed));
@@ -84,7 +84,7 @@ field uint_choice_field(std::string key, std::uint32_t& ref, std::vector<std::ui
                [&ref, key, choices, allowed](const nlohmann::json& v) {
                  if (!v.is_number_integer()) wrong_type(key, "an unsigned integer", v);
                  for (std::uint32_t c : choices) {
-                   if (v.is_number_unsigned() && v.get<std::uint64_t>() == c) {
+                   if (v.get<std::int64_t>() == std::int64_t{c}) {
                      ref = c;
                      return;
                    }
