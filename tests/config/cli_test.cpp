@@ -193,3 +193,74 @@ TEST(Cli, DocsConfigMdHasTheSchemaTable) {
 
 }  // namespace
 }  // namespace bam
+
+namespace bam {
+namespace {
+
+TEST(Cli, UringRunWritesValidReports) {
+  temp_dir dir;
+  const std::string media = dir / "media.dat";
+  auto r = run_tool(bench,
+                    {"--backend",
+                     "uring",
+                     "--set",
+                     "storage.media.kind=file",
+                     "--media-path",
+                     media,
+                     "--set",
+                     "storage.media.size_bytes=4194304",
+                     "--ios",
+                     "20000",
+                     "--threads",
+                     "2",
+                     "--outstanding",
+                     "8",
+                     "--verify",
+                     "--set",
+                     "uring.gpu_copy=off",
+                     "--report",
+                     dir / "r.json",
+                     "--csv",
+                     dir / "r.csv"},
+                    dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("total: 20000 IOs"), std::string::npos) << r.out;
+  const json doc = json::parse(test::read_file(dir / "r.json"));
+  EXPECT_EQ(doc["jobs"][0]["read"]["total_ios"], 20000u);
+  EXPECT_EQ(doc["jobs"][0]["read"]["clat_ns"]["N"], 20000u);
+  EXPECT_EQ(doc["jobs"][0]["write"]["total_ios"], 0u);
+  EXPECT_EQ(doc["bamkit"]["stats"]["verify_errors"], 0u);
+  EXPECT_EQ(doc["bamkit"]["stats"]["verified_ios"], 20000u);
+  EXPECT_EQ(doc["bamkit"]["config"]["storage"]["backend"], "uring");
+  const std::string csv = test::read_file(dir / "r.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2);
+
+  // fio's own tool reads it.
+  const std::string script = "/usr/bin/fio_jsonplus_clat2csv";
+  ASSERT_TRUE(std::filesystem::exists(script)) << "install Debian's fio (scripts/setup)";
+  const std::string cmd = script + " " + dir / "r.json" + " " + dir / "lat.csv";
+  ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);
+  EXPECT_EQ(std::system((cmd + " --validate >/dev/null").c_str()), 0);
+
+  // A corrupted media block is caught by --verify: exit 1, the report says so.
+  {
+    std::fstream f(media, std::ios::in | std::ios::out | std::ios::binary);
+    for (std::uint64_t off = 0; off < 4194304; off += 4096) {
+      f.seekp(static_cast<std::streamoff>(off + 100));
+      f.put('\x5a');
+    }
+  }
+  r = run_tool(bench,
+               {"--backend", "uring", "--set", "storage.media.kind=file", "--media-path", media,
+                "--set", "storage.media.size_bytes=4194304", "--ios", "1000", "--verify", "--set",
+                "uring.gpu_copy=off", "--report", dir / "bad.json"},
+               dir);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("verify:"), std::string::npos) << r.err;
+  const json bad = json::parse(test::read_file(dir / "bad.json"));
+  EXPECT_GT(bad["bamkit"]["stats"]["verify_errors"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(bad["jobs"][0]["error"], 1);
+}
+
+}  // namespace
+}  // namespace bam
