@@ -81,7 +81,14 @@ INSTANTIATE_TEST_SUITE_P(
         bad_input{with_uring({"--set", "workload.dataset_bytes=2097152"}), "workload.dataset_bytes",
                   "larger than the media"},
         bad_input{{"--ios", "0"}, "workload.ios", "duration_s > 0"},
-        bad_input{{"--set", "workload.threads"}, "--set", "KEY=VALUE"}));
+        bad_input{{"--set", "workload.threads"}, "--set", "KEY=VALUE"},
+        // Checked against what the opened host backend's controllers report.
+        bad_input{{"--depth", "8192"}, "queues.depth", "CAP.MQES + 1), allowed [2, 4096]"},
+        bad_input{{"--io-size", "2097152", "--set", "storage.media.size_bytes=67108864"},
+                  "workload.io_size",
+                  "(MDTS), allowed multiples of 512 in [512, 1048576]"},
+        bad_input{{"--ssds", "65"}, "storage.ssd_count", "allowed [1, 64]"},
+        bad_input{{"--outstanding", "200"}, "workload.outstanding", "allowed [1, 127]"}));
 
 TEST(Cli, ConfigFileErrorsNameTheKey) {
   temp_dir dir;
@@ -260,6 +267,64 @@ TEST(Cli, UringRunWritesValidReports) {
   const json bad = json::parse(test::read_file(dir / "bad.json"));
   EXPECT_GT(bad["bamkit"]["stats"]["verify_errors"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(bad["jobs"][0]["error"], 1);
+}
+
+}  // namespace
+}  // namespace bam
+
+namespace bam {
+namespace {
+
+TEST(Cli, HostRunWithVerify) {
+  temp_dir dir;
+  auto r =
+      run_tool(bench, {"--backend",    "host",  "--ssds",     "2",
+                       "--pairs",      "2",     "--threads",  "2",
+                       "--op",         "mixed", "--set",      "workload.read_ratio=0.6",
+                       "--io-size",    "16384", "--set",      "storage.media.size_bytes=4194304",
+                       "--ios",        "20000", "--verify",   "--report",
+                       dir / "h.json", "--csv", dir / "h.csv"},
+               dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(test::read_file(dir / "h.json"));
+  const json& job = doc["jobs"][0];
+  const std::uint64_t reads = job["read"]["total_ios"];
+  const std::uint64_t writes = job["write"]["total_ios"];
+  EXPECT_EQ(reads + writes, 20000u);
+  EXPECT_GT(reads, 9000u);  // read_ratio 0.6 of 20000: far from both ends
+  EXPECT_GT(writes, 5000u);
+  EXPECT_EQ(job["read"]["io_bytes"], reads * 16384);
+  EXPECT_EQ(job["read"]["clat_ns"]["N"], reads);
+  const json& stats = doc["bamkit"]["stats"];
+  EXPECT_EQ(stats["verify_errors"], 0u);
+  EXPECT_EQ(stats["verified_ios"], reads);
+  EXPECT_EQ(stats["errors"], 0u);
+  ASSERT_EQ(stats["per_ssd_ios"].size(), 2u);
+  EXPECT_EQ(
+      stats["per_ssd_ios"][0].get<std::uint64_t>() + stats["per_ssd_ios"][1].get<std::uint64_t>(),
+      20000u);
+  ASSERT_EQ(stats["queues"].size(), 4u);  // 2 SSDs x 2 pairs
+  std::uint64_t commands = 0;
+  for (const auto& q : stats["queues"])
+    commands += q["commands"].get<std::uint64_t>();
+  EXPECT_EQ(commands, 20000u);
+  EXPECT_GT(stats["doorbell_writes_per_command"].get<double>(), 0.0);
+  EXPECT_LE(stats["doorbell_writes_per_command"].get<double>(), 2.0);
+  const std::string cmd =
+      "/usr/bin/fio_jsonplus_clat2csv " + (dir / "h.json") + " " + (dir / "l.csv");
+  ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);
+  EXPECT_EQ(std::system((cmd + " --validate >/dev/null").c_str()), 0);
+}
+
+TEST(Cli, UnavailableBackendIsAConfigError) {
+  temp_dir dir;
+  auto r = run_tool(bench,
+                    {"--backend", "nvme", "--set", "storage.device_paths=[\"/dev/x\"]", "--report",
+                     dir / "r.json"},
+                    dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("storage.backend: \"nvme\" is not available"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
 }
 
 }  // namespace
