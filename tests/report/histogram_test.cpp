@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <thread>
 #include <vector>
 
 #include "bam/report/latency_histogram.hpp"
@@ -94,6 +95,31 @@ TEST(LatencyHistogram, MergeEqualsRecordingEverything) {
   EXPECT_EQ(a.max, all.max);
   for (std::uint32_t i = 0; i < latency_histogram::bucket_count; ++i)
     ASSERT_EQ(a.buckets[i], all.buckets[i]);
+}
+
+TEST(LatencyHistogram, AtomicAddFromManyThreadsEqualsSerialAdd) {
+  latency_histogram shared, serial;
+  std::vector<std::thread> pool;
+  for (std::uint64_t t = 0; t < 4; ++t) {
+    pool.emplace_back([&shared, t] {
+      for (std::uint64_t i = 0; i < 20000; ++i)
+        shared.add_atomic((i * 7919 + t) % 5'000'000'000ull);
+    });
+  }
+  for (auto& th : pool)
+    th.join();
+  for (std::uint64_t t = 0; t < 4; ++t) {
+    for (std::uint64_t i = 0; i < 20000; ++i)
+      serial.add((i * 7919 + t) % 5'000'000'000ull);
+  }
+  EXPECT_EQ(shared.count, serial.count);
+  EXPECT_EQ(shared.sum, serial.sum);
+  EXPECT_EQ(shared.sum_sq.lo, serial.sum_sq.lo);
+  EXPECT_EQ(shared.sum_sq.hi, serial.sum_sq.hi);
+  EXPECT_EQ(shared.min, serial.min);
+  EXPECT_EQ(shared.max, serial.max);
+  for (std::uint32_t i = 0; i < latency_histogram::bucket_count; ++i)
+    ASSERT_EQ(shared.buckets[i], serial.buckets[i]);
 }
 
 TEST(Percentiles, OneToHundred) {

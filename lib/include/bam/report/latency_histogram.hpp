@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "bam/config.hpp"
+#include "bam/detail/atomic.hpp"
 
 namespace bam {
 
@@ -94,6 +95,30 @@ struct latency_histogram {
     sum_sq.add_square(ns);
     if (ns < min) min = ns;
     if (ns > max) max = ns;
+  }
+
+  /// Records one sample into a histogram shared by many threads (e.g. one per thread block in
+  /// shared or global memory): atomic at `Scope`, relaxed (read it after the writers finished).
+  template <cuda::thread_scope Scope = cuda::thread_scope_device>
+  BAM_HD void add_atomic(std::uint64_t ns) {
+    using ref = cuda::atomic_ref<std::uint64_t, Scope>;
+    ref(buckets[bucket_of(ns)]).fetch_add(1, relaxed);
+    ref(count).fetch_add(1, relaxed);
+    ref(sum).fetch_add(ns, relaxed);
+    // 128-bit sum of squares: each addition carries into `hi` on its own.
+    u128_acc sq;
+    sq.add_square(ns);
+    const std::uint64_t old_lo = ref(sum_sq.lo).fetch_add(sq.lo, relaxed);
+    const std::uint64_t carry = old_lo + sq.lo < old_lo ? 1u : 0u;
+    if (sq.hi + carry != 0) ref(sum_sq.hi).fetch_add(sq.hi + carry, relaxed);
+    ref lo_ref(min);
+    for (std::uint64_t m = lo_ref.load(relaxed); ns < m;) {
+      if (lo_ref.compare_exchange_weak(m, ns, relaxed)) break;
+    }
+    ref hi_ref(max);
+    for (std::uint64_t m = hi_ref.load(relaxed); ns > m;) {
+      if (hi_ref.compare_exchange_weak(m, ns, relaxed)) break;
+    }
   }
 
   /// Adds every sample of `o` to this histogram.
