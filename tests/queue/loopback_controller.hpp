@@ -17,12 +17,14 @@
 namespace bam::test {
 
 /// dw0 the loopback controller returns for a command.
-inline std::uint32_t loopback_result(const nvme::command& c) { return c.cdw10 * 2654435761u + 1; }
+inline std::uint32_t loopback_result(const nvme::command& c) {
+  return c.cdw10 * 2654435761u + 1;
+}
 
 class loopback_controller {
  public:
-  loopback_controller(std::uint32_t sq_entries, std::uint32_t cq_entries, std::uint32_t reorder_window,
-                      std::uint64_t seed)
+  loopback_controller(std::uint32_t sq_entries, std::uint32_t cq_entries,
+                      std::uint32_t reorder_window, std::uint64_t seed)
       : sq_(sq_entries), cq_(cq_entries), window_(reorder_window), rng_(seed) {
     desc_.sq = sq_.data();
     desc_.sq_entries = sq_entries;
@@ -47,8 +49,7 @@ class loopback_controller {
     std::uint32_t sq_head = 0, cq_tail = 0;
     bool phase = true;
     while (!stop_.load(std::memory_order_relaxed)) {
-      const std::uint32_t tail =
-          system_atomic_ref<std::uint32_t>(*desc_.sq_doorbell).load(acquire);
+      const std::uint32_t tail = system_atomic_ref<std::uint32_t>(*desc_.sq_doorbell).load(acquire);
       bool fetched = false;
       while (sq_head != tail && pending.size() < window_) {
         pending.push_back(sq_[sq_head]);

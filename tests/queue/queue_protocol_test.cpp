@@ -60,7 +60,8 @@ TEST_P(QueueProtocol, EveryCompletionReachesItsSubmitterOnce) {
       FAIL() << "queue stalled at " << now_done << " completions\n" << qp.dump_state();
     }
   }
-  for (auto& th : threads) th.join();
+  for (auto& th : threads)
+    th.join();
 
   const std::uint64_t total = std::uint64_t{pc.threads} * pc.per_thread;
   EXPECT_EQ(wrong.load(), 0u);

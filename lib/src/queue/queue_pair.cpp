@@ -10,7 +10,9 @@
 
 namespace bam {
 
-void queue_pair::free_aligned::operator()(void* p) const noexcept { std::free(p); }
+void queue_pair::free_aligned::operator()(void* p) const noexcept {
+  std::free(p);
+}
 
 queue_pair::queue_pair(const queue_pair_desc& desc) {
   auto check_size = [](const char* what, std::uint32_t n) {
@@ -72,7 +74,8 @@ std::string queue_pair::dump_state() const {
   }
   for (std::uint32_t i = 0; i < p.cq_entries; ++i) {
     const std::uint32_t dw3 =
-        system_atomic_ref<std::uint32_t>(reinterpret_cast<std::uint32_t*>(p.cq + i)[3]).load(relaxed);
+        system_atomic_ref<std::uint32_t>(reinterpret_cast<std::uint32_t*>(p.cq + i)[3])
+            .load(relaxed);
     if (load32(p.head_markers[i]) != 0 || load32(p.cq_position_locks[i]) != 0)
       out += fmt::format("  cq slot {}: head marker {} position lock {} cid {} phase {}\n", i,
                          load32(p.head_markers[i]), load32(p.cq_position_locks[i]),

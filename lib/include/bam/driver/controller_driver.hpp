@@ -1,0 +1,57 @@
+// bam/driver/controller_driver.hpp: API. The host controller driver: brings an NVMe controller
+// up through its registers (reset, admin queue, CC/CSTS handshake), identifies it, and creates
+// and deletes I/O queue pairs. Written against bar_ref + dma_allocator only, so the same code
+// drives an emulated controller and a real one mapped through the kernel module.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "bam/bar.hpp"
+#include "bam/dma.hpp"
+#include "bam/driver/controller_info.hpp"
+#include "bam/driver/io_queue_pair.hpp"
+#include "bam/nvme/spec.hpp"
+
+namespace bam {
+
+namespace detail {
+struct driver_core;
+}
+
+/// Owns the controller's enabled state and its admin queue. Thread-safe: admin commands and
+/// queue creation may come from several threads at once. I/O queue pairs keep the driver's
+/// state alive; once the driver shut the controller down they free their memory only.
+class controller_driver {
+ public:
+  /// Resets the controller (CC.EN=0, waits for CSTS.RDY=0), sets up the admin queue, enables it
+  /// (waits for CSTS.RDY=1 within CAP.TO), identifies controller and namespace 1 and asks for
+  /// I/O queues. Throws std::runtime_error with a clear message on timeout, CSTS.CFS or an admin
+  /// command failure.
+  controller_driver(bar_ref bar, dma_allocator& alloc, driver_options opts = {});
+  ~controller_driver();  ///< shutdown(), errors swallowed
+  controller_driver(controller_driver&&) noexcept;
+  controller_driver& operator=(controller_driver&&) noexcept;
+  controller_driver(const controller_driver&) = delete;
+  controller_driver& operator=(const controller_driver&) = delete;
+
+  const controller_info& info() const;
+
+  /// Creates I/O CQ then SQ with `entries` each (any size 2..MQES; the controller judges, so a
+  /// size it refuses throws with its status name, e.g. "Invalid Queue Size"), on the lowest
+  /// free queue ID.
+  io_queue_pair create_io_queue_pair(std::uint32_t entries);
+
+  /// Submits an admin command and waits for its completion (any status).
+  nvme::completion admin(const nvme::command& cmd);
+  /// Same, throwing std::runtime_error naming `what` and the status unless it succeeded.
+  nvme::completion admin_checked(const nvme::command& cmd, const char* what);
+
+  /// Normal shutdown: CC.SHN=01b, waits for CSTS.SHST=10b. Idempotent.
+  void shutdown();
+  bool is_shut_down() const;
+
+ private:
+  std::shared_ptr<detail::driver_core> core_;
+};
+
+}  // namespace bam

@@ -1,0 +1,31 @@
+// bam/emu/options.hpp: API. Configuration of a host emulated NVMe controller: what it reports in
+// CAP and Identify, its namespace and media, and its thread count.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace bam::emu {
+
+/// Where the namespace's blocks live.
+enum class media_kind {
+  memory,  ///< anonymous host memory, zero at start, lost at destruction
+  file,    ///< a file mapped MAP_SHARED; flush (and stop) msync it, so data persists
+};
+
+struct controller_options {
+  std::uint32_t max_queue_entries = 1024;   ///< CAP.MQES + 1, 2..65536
+  std::uint32_t doorbell_stride = 0;        ///< CAP.DSTRD: doorbells are 4 << dstrd bytes apart
+  std::uint32_t timeout_500ms = 20;         ///< CAP.TO, in 500 ms units
+  std::uint32_t max_io_queue_pairs = 128;   ///< I/O SQs and CQs the controller can allocate
+  std::uint32_t lba_size = 512;             ///< 512 or 4096
+  std::uint64_t namespace_lbas = 1u << 18;  ///< NSZE
+  std::uint32_t mdts = 5;                   ///< 2^MDTS pages of CAP.MPSMIN (4 KiB) per command
+  std::uint32_t worker_threads = 1;         ///< threads serving I/O queues (>= 1)
+  std::string model = "bamkit emulated NVMe controller";
+  std::string serial = "BAMEMU0001";
+  std::string firmware = "0.1";
+  media_kind media = media_kind::memory;
+  std::string media_path;  ///< the file, for media_kind::file (created if missing)
+};
+
+}  // namespace bam::emu

@@ -1,0 +1,33 @@
+// Internal: state shared by controller_driver and the io_queue_pairs it created (admin queue,
+// identity, queue ID allocation). Not installed.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "bam/bar.hpp"
+#include "bam/dma.hpp"
+#include "bam/driver/controller_info.hpp"
+#include "bam/queue/queue_pair.hpp"
+
+namespace bam::detail {
+
+struct driver_core {
+  bar_ref bar;
+  dma_allocator* alloc = nullptr;
+  driver_options opts;
+  controller_info info;
+  dma_buffer admin_sq, admin_cq;
+  std::unique_ptr<queue_pair> admin;
+  std::atomic<bool> live{false};  ///< enabled and not shut down: admin commands may be sent
+  std::mutex mutex;               ///< guards qid_used and shutdown
+  std::vector<bool> qid_used;     ///< by qid; [0] is the admin queue
+
+  nvme::completion admin_submit(const nvme::command& cmd);
+  nvme::completion admin_checked(const nvme::command& cmd, const char* what);
+  std::uint16_t allocate_qid();
+  void release_qid(std::uint16_t qid);
+};
+
+}  // namespace bam::detail
