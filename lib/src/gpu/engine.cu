@@ -3,8 +3,9 @@
 // Warp w of W owns queues w, w + W, w + 2W, ... (at most 32: lane j holds queue w + j*W's
 // controller state in registers). Each turn of its loop a warp
 //   1. reads the SQ tail doorbells of its queues (one lane each), takes up to 32 new entries
-//      (no more than it has free pending slots), one lane per entry: fetch, decode_io, fault
-//      decision;
+//      (no more than it has free pending slots), one lane per entry: fetch, fault decision,
+//      emu::process_nvm (the processor shared with the host engine) with a DMA policy that
+//      only records what to move;
 //   2. moves the data of the batch warp-cooperatively, 16-byte chunks spread over all lanes
 //      (media <-> the buffer PRP1/PRP2 name; multi-page PRPs through walk_prps);
 //   3. asks the drive's timing model for each command's completion time (one reservation of
@@ -14,6 +15,7 @@
 #include <cuda/atomic>
 
 #include "bam/detail/clock.hpp"
+#include "bam/emu/nvm_processor.hpp"
 #include "bam/nvme/prp.hpp"
 #include "engine.cuh"
 
@@ -60,6 +62,67 @@ __device__ void copy_piece(std::byte* dst, const std::byte* src, std::uint64_t b
   for (; i < n; i += 32)
     __stcg(d + i, __ldcg(s + i));
 }
+
+/// The emulated drive's media as the shared processor sees it. Writes are durable when stored
+/// (flush_media writes file-backed media back), so flush has nothing to do.
+struct media_view {
+  std::byte* base;
+  __device__ std::uint8_t* data() const { return reinterpret_cast<std::uint8_t*>(base); }
+  __device__ void flush() {}
+};
+
+/// Bus addresses of emulated drives are virtual addresses (identity DMA window); 0 is refused.
+__device__ std::uint8_t* identity_map(std::uint64_t bus) {
+  return bus == 0 ? nullptr : reinterpret_cast<std::uint8_t*>(bus);
+}
+
+/// What process_nvm asked to move, recorded by one lane: the first copy and the counts.
+struct piece_record {
+  std::uint8_t* dst = nullptr;
+  const std::uint8_t* src = nullptr;
+  std::uint64_t n = 0;
+  std::uint32_t copies = 0, zeros = 0;
+};
+struct recording_dma {
+  piece_record* r;
+  __device__ std::uint8_t* map(std::uint64_t bus, std::uint64_t) const { return identity_map(bus); }
+  __device__ void copy(void* d, const void* s, std::uint64_t n) const {
+    if (!__isGlobal(d)) {  // the processor's own small buffers (Dataset Management ranges)
+      memcpy(d, s, n);
+      return;
+    }
+    if (r->copies++ == 0) {
+      r->dst = static_cast<std::uint8_t*>(d);
+      r->src = static_cast<const std::uint8_t*>(s);
+      r->n = n;
+    }
+  }
+  __device__ void zero(void*, std::uint64_t) const { ++r->zeros; }
+};
+
+/// Every lane of the warp runs the processor with the same command; each copy is shared out.
+/// A destination in local memory (the processor's own small buffers) is every lane's own.
+struct warp_dma {
+  int lane;
+  __device__ std::uint8_t* map(std::uint64_t bus, std::uint64_t) const { return identity_map(bus); }
+  __device__ void copy(void* d, const void* s, std::uint64_t n) const {
+    if (!__isGlobal(d)) {
+      memcpy(d, s, n);
+      return;
+    }
+    if (((reinterpret_cast<std::uintptr_t>(d) | reinterpret_cast<std::uintptr_t>(s) | n) & 15) ==
+        0) {
+      copy_piece(static_cast<std::byte*>(d), static_cast<const std::byte*>(s), n, lane);
+      return;
+    }
+    for (std::uint64_t i = lane; i < n; i += 32)
+      static_cast<std::uint8_t*>(d)[i] = static_cast<const std::uint8_t*>(s)[i];
+  }
+  __device__ void zero(void* d, std::uint64_t n) const {
+    for (std::uint64_t i = lane; i < n; i += 32)
+      static_cast<std::uint8_t*>(d)[i] = 0;
+  }
+};
 
 __device__ std::uint32_t pack_info(std::uint16_t cid, nvme::status st, std::uint32_t owner) {
   return std::uint32_t{cid} | (std::uint32_t{st.sc} << 16) | (std::uint32_t{st.sct & 7u} << 24) |
@@ -164,9 +227,11 @@ __global__ void engine_kernel(engine_params p) {
       const bool mine = static_cast<std::uint32_t>(lane) < total;
 
       nvme::command c{};
-      emu::io_request r{};
+      nvme::status status = nvme::sc::success;
       emu::fault_action fate = emu::fault_action::none;
+      piece_record rec{};
       const engine_drive* D = p.drives + o_drive;
+      const bool moves = D->moves_data;
       if (mine) {
         std::uint32_t slot = o_head + (lane - first);
         if (slot >= o_sqn) slot -= o_sqn;
@@ -176,28 +241,36 @@ __global__ void engine_kernel(engine_params p) {
         for (int k = 0; k < 4; ++k)
           w[k] = __ldcg(src + k);
         memcpy(&c, w, sizeof c);
-        r = emu::decode_io(c, D->ns);
         fate = D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
-        if (fate == emu::fault_action::error && r.status.ok()) {
-          r.status = D->faults.error_status;
-          r.moves_data = false;
+        if (fate == emu::fault_action::error) {
+          status = D->faults.error_status;  // the drive fails it: nothing is moved
+        } else if (fate != emu::fault_action::drop) {
+          // The shared command processor validates the command and walks its PRPs; the data
+          // movement it asks for is only recorded here and done by the whole warp below.
+          media_view media{D->media};
+          status = emu::process_nvm(c, D->nvm, media, recording_dma{&rec});
         }
-        if (!D->moves_data || fate == emu::fault_action::drop) r.moves_data = false;
       }
       if (take > 0) {
         sq_head += take;
         if (sq_head >= Q.sq_entries) sq_head -= Q.sq_entries;
         sq_fetched += take;
       }
+      const bool is_write = static_cast<nvme::nvm_opcode>(c.opcode) == nvme::nvm_opcode::write;
+      const std::uint64_t io_bytes =
+          status.ok() && rec.copies != 0 ? std::uint64_t{c.nlb()} << D->nvm.lba_log2 : 0;
 
       // ---- 2. data ------------------------------------------------------------------------------
-      // Single-piece transfers (the buffer within one memory page): all lanes copy chunk g of
-      // the batch's concatenated transfers, g = lane, lane + 32, ...
-      const std::uint64_t page = 4096;
-      const bool simple = mine && r.moves_data && r.status.ok() &&
-                          (c.prp1 & (page - 1)) + r.bytes <= page && (c.prp1 & 15) == 0;
-      const bool complex_piece = mine && r.moves_data && r.status.ok() && !simple;
-      std::uint32_t chunks = simple ? static_cast<std::uint32_t>(r.bytes / 16) : 0;
+      // One 16-byte-aligned piece (a buffer within one memory page, the usual case): all lanes
+      // copy chunk g of the batch's concatenated pieces, g = lane, lane + 32, ...
+      const bool work = mine && moves && status.ok();  // errors and drops recorded nothing
+      const bool fast = work && rec.copies == 1 && rec.zeros == 0 &&
+                        ((reinterpret_cast<std::uintptr_t>(rec.dst) |
+                          reinterpret_cast<std::uintptr_t>(rec.src) | rec.n) &
+                         15) == 0 &&
+                        rec.n < (1u << 24);
+      const bool slow = work && !fast && (rec.copies != 0 || rec.zeros != 0);
+      std::uint32_t chunks = fast ? static_cast<std::uint32_t>(rec.n / 16) : 0;
       std::uint32_t cincl = chunks;
 #pragma unroll
       for (int o = 1; o < 32; o <<= 1) {
@@ -205,8 +278,6 @@ __global__ void engine_kernel(engine_params p) {
         if (lane >= o) cincl += v;
       }
       const std::uint32_t all_chunks = shfl(cincl, 31);
-      std::byte* const my_host = reinterpret_cast<std::byte*>(c.prp1);
-      std::byte* const my_media = D->media + r.media_offset;
       constexpr int unroll = 4;
       for (std::uint32_t base = 0; base < all_chunks; base += 32 * unroll) {
         uint4 v[unroll];
@@ -222,40 +293,34 @@ __global__ void engine_kernel(engine_params p) {
             if (v_at <= g) lo += step;
           }
           const std::uint32_t start = __shfl_sync(full, cincl - chunks, lo);
-          std::byte* const host = shfl_ptr(my_host, lo);
-          std::byte* const media = shfl_ptr(my_media, lo);
-          const bool wr = __shfl_sync(full, static_cast<int>(r.write), lo) != 0;
+          auto* const d_base = reinterpret_cast<uint4*>(shfl_ptr(rec.dst, lo));
+          const auto* const s_base = reinterpret_cast<const uint4*>(shfl_ptr(rec.src, lo));
           dst[u] = nullptr;
           if (g < all_chunks) {
-            const std::uint64_t off = std::uint64_t{g - start} * 16;
-            const uint4* src = reinterpret_cast<const uint4*>((wr ? host : media) + off);
-            dst[u] = reinterpret_cast<uint4*>((wr ? media : host) + off);
-            v[u] = __ldcg(src);
+            dst[u] = d_base + (g - start);
+            v[u] = __ldcg(s_base + (g - start));
           }
         }
 #pragma unroll
         for (int u = 0; u < unroll; ++u)
           if (dst[u] != nullptr) __stcg(dst[u], v[u]);
       }
-      // Multi-page transfers: one command at a time, pieces from walk_prps.
-      for (std::uint32_t m = __ballot_sync(full, complex_piece); m != 0; m &= m - 1) {
+      // Everything else (several pieces: multi-page PRPs; unaligned buffers; Write Zeroes,
+      // Dataset Management): the warp runs the shared processor again for that one command,
+      // with every lane doing a share of each copy.
+      for (std::uint32_t m = __ballot_sync(full, slow); m != 0; m &= m - 1) {
         const int l = __ffs(m) - 1;
-        const std::uint64_t prp1 = shfl64(c.prp1, l), prp2 = shfl64(c.prp2, l);
-        const std::uint64_t bytes = shfl64(r.bytes, l);
-        std::byte* const media = shfl_ptr(my_media, l);
-        const bool wr = __shfl_sync(full, static_cast<int>(r.write), l) != 0;
-        const nvme::status s = nvme::walk_prps(
-            prp1, prp2, bytes, 12,
-            [](std::uint64_t bus) { return reinterpret_cast<const std::uint64_t*>(bus); },
-            [&](std::uint64_t bus, std::uint64_t len, std::uint64_t off) {
-              auto* host = reinterpret_cast<std::byte*>(bus);
-              if ((bus & 15) != 0 || (len & 15) != 0) return;  // emulated DMA: 16-byte units
-              if (wr)
-                copy_piece(media + off, host, len, lane);
-              else
-                copy_piece(host, media + off, len, lane);
-            });
-        if (lane == l) r.status = s;
+        nvme::command cl{};
+        auto* words = reinterpret_cast<std::uint32_t*>(&cl);
+        const auto* mine_words = reinterpret_cast<const std::uint32_t*>(&c);
+#pragma unroll
+        for (int k = 0; k < 16; ++k)
+          words[k] = __shfl_sync(full, mine_words[k], l);
+        media_view media{shfl_ptr(D->media, l)};
+        const engine_drive* Dl = p.drives + __shfl_sync(full, o_drive, l);
+        const nvme::status st = emu::process_nvm(cl, Dl->nvm, media, warp_dma{lane});
+        __syncwarp();
+        if (lane == l) status = st;
       }
       // Data before completions: every lane fences its own copies (device scope: the waiters
       // are threads of this GPU), the barrier orders them before any lane's DW3 store.
@@ -269,7 +334,8 @@ __global__ void engine_kernel(engine_params p) {
       const bool throttled = mine && D->service.throttled;
       const std::uint32_t throttled_mask = __ballot_sync(full, throttled);
       if (throttled) {
-        const std::uint64_t cost = D->service.cost_ps(r.write, static_cast<std::uint32_t>(r.bytes));
+        const std::uint64_t cost =
+            D->service.cost_ps(is_write, static_cast<std::uint32_t>(io_bytes));
         const std::uint32_t group = __match_any_sync(throttled_mask, o_drive);
         std::uint64_t prefix = 0, sum = 0;
         for (std::uint32_t m = group; m != 0; m &= m - 1) {
@@ -299,7 +365,7 @@ __global__ void engine_kernel(engine_params p) {
         const std::uint32_t n = __popc(free_bits);
         if (keep && rank >= assigned && rank < assigned + n) {
           const std::uint32_t s = k * 32 + __fns(free_bits, 0, rank - assigned + 1);
-          info[s] = pack_info(c.cid, r.status, static_cast<std::uint32_t>(owner));
+          info[s] = pack_info(c.cid, status, static_cast<std::uint32_t>(owner));
           due[s] = when;
         }
         assigned += n;

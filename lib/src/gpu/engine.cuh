@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "bam/emu/fault_injection.hpp"
-#include "bam/emu/nvm_io.hpp"
+#include "bam/emu/nvm_processor.hpp"
 #include "bam/emu/timing_model.hpp"
 #include "bam/nvme/spec.hpp"
 
@@ -25,8 +25,8 @@ struct engine_queue {
 
 /// One drive as the engine sees it.
 struct engine_drive {
-  std::byte* media;  ///< device-accessible (mapped pinned host or device memory)
-  emu::namespace_geometry ns;
+  std::byte* media;     ///< device-accessible (mapped pinned host or device memory)
+  emu::nvm_config nvm;  ///< namespace size, LBA size, MPS, MDTS
   emu::service_table service;
   emu::fault_plan faults;
   emu::drive_clock* clock;

@@ -18,7 +18,6 @@
 #include <vector>
 
 #include "bam/emu/fault_injection.hpp"
-#include "bam/emu/nvm_io.hpp"
 #include "bam/emu/timing_model.hpp"
 #include "bam/queue/queue_state.hpp"
 
