@@ -105,4 +105,15 @@ TEST(TimingPresets, JsonRoundTrip) {
   EXPECT_TRUE(back.moves_data);
 }
 
+TEST(TimingPresets, FromRunConfigModel) {
+  const bam::ssd_model m{10.0, 5.1e6, 1.5e6, 1e6, 1.5e6, 7.2};
+  const timing_model t = from_ssd_model(m);
+  EXPECT_EQ(t.min_latency_ns, 10'000u);
+  EXPECT_DOUBLE_EQ(t.read_iops_512, 5.1e6);
+  EXPECT_DOUBLE_EQ(t.write_iops_4k, 1.5e6);
+  EXPECT_DOUBLE_EQ(t.read_bandwidth, 7.2e9);
+  EXPECT_DOUBLE_EQ(t.write_bandwidth, 7.2e9);
+  EXPECT_TRUE(t.moves_data);
+}
+
 }  // namespace

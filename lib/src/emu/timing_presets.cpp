@@ -75,6 +75,17 @@ nlohmann::json to_json(const timing_model& m) {
           {"moves_data", m.moves_data}};
 }
 
+timing_model from_ssd_model(const ssd_model& m) {
+  timing_model t;
+  t.min_latency_ns = static_cast<std::uint64_t>(m.latency_us * 1000.0 + 0.5);
+  t.read_iops_512 = m.read_iops_512;
+  t.read_iops_4k = m.read_iops_4k;
+  t.write_iops_512 = m.write_iops_512;
+  t.write_iops_4k = m.write_iops_4k;
+  t.read_bandwidth = t.write_bandwidth = m.bandwidth_gbps * 1e9;
+  return t;
+}
+
 timing_model load_timing_model(const std::string& name_or_path) {
   for (const auto& p : presets)
     if (name_or_path == p.name) return p.model;

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bam/config/ssd_model.hpp"
 #include "bam/emu/timing_model.hpp"
 
 namespace bam::emu {
@@ -25,6 +26,10 @@ timing_model timing_model_from_json(const nlohmann::json& j);
 
 /// The JSON form of a model (what timing_model_from_json reads back).
 nlohmann::json to_json(const timing_model& m);
+
+/// The engine's model of a run config's `ssd_model` (bam/config): one bandwidth cap for reads
+/// and writes, data moved.
+timing_model from_ssd_model(const ssd_model& m);
 
 /// A preset name, or a path to a JSON model file.
 timing_model load_timing_model(const std::string& name_or_path);
