@@ -348,4 +348,18 @@ TEST_F(EmuIo, DoorbellStrideIsHonoured) {
   EXPECT_EQ(std::memcmp(w.bytes(), r.bytes(), 512), 0);
   EXPECT_EQ(host->bar().read32(nvme::reg::sq_tail_doorbell(3, 3)), 2u);
 }
+TEST_F(EmuIo, DoorbellValuesOutsideTheQueueAreIgnored) {
+  bring_up(small_options());
+  auto q = host->create_pair(1, 4);
+  io_buffer b(ctrl->allocator(), 512);
+  q->push(rw(nop::read, 0, 1, b));
+  host->bar().write32(nvme::reg::sq_tail_doorbell(1, 0), 4);  // == entries: invalid
+  while (ctrl->stats().invalid_doorbells == 0)
+    std::this_thread::yield();
+  EXPECT_EQ(ctrl->stats().io_commands[static_cast<int>(nop::read)], 0u);
+  EXPECT_FALSE(q->completion_ready());
+  q->ring();  // the valid tail: the command runs
+  EXPECT_EQ(q->wait().status(), sc::success);
+  EXPECT_GT(ctrl->stats().doorbell_reads, 0u);
+}
 }  // namespace

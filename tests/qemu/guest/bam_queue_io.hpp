@@ -1,0 +1,20 @@
+// bam_queue_io.hpp: test support for the QEMU guest test: verified block I/O through bamkit's
+// BaM queue pair (bam/queue/queue_pair.hpp) on a real controller (QEMU's), many threads sharing
+// one queue pair, each thread with one command in flight (submit_and_wait), doorbells in BAR0.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "bam/driver/controller_driver.hpp"
+#include "block_io.hpp"
+
+namespace bam::guest {
+
+/// Creates an I/O queue pair of `entries` entries with the controller driver, runs `threads`
+/// threads that each write (stamping) or read (verifying) their share of `extents` through its
+/// queue_pair, deletes it. `data` provides each thread's buffer.
+io_result bam_queue_extents(controller_driver& driver, dma_allocator& data, std::uint32_t entries,
+                            unsigned threads, const std::vector<extent>& extents, bool write,
+                            std::uint32_t block_size, std::uint64_t gen, std::uint64_t tag);
+
+}  // namespace bam::guest
