@@ -225,6 +225,11 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
           complete(s);
           resubmit |= issue(s);
         }
+        // Slots reissued above must reach the kernel before this thread blocks for completions.
+        if (resubmit) {
+          io_uring_submit(&ring);
+          resubmit = false;
+        }
         io_uring_cqe* cqe = nullptr;
         int e = copying.empty() ? io_uring_wait_cqe(&ring, &cqe) : io_uring_peek_cqe(&ring, &cqe);
         if (e == -EAGAIN || e == -EINTR || (e == 0 && cqe == nullptr)) {

@@ -79,9 +79,9 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
       throw std::invalid_argument("emulated_drives: queues_per_drive outside [1, 65535]");
     m.n_queues = n_drives * cfg.queues_per_drive;
     m.warps = cfg.engine_blocks * cfg.engine_warps_per_block;
-    if (m.warps == 0 || cfg.engine_warps_per_block > 32)
+    if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
       throw std::invalid_argument(
-          "emulated_drives: engine needs 1..32 warps per block and >= 1 block");
+          "emulated_drives: engine needs 1..16 warps per block and >= 1 block");
     if (m.n_queues > 32ull * m.warps)
       throw std::invalid_argument(
           "emulated_drives: " + std::to_string(m.n_queues) + " queues need at least " +

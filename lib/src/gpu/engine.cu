@@ -129,7 +129,10 @@ __device__ std::uint32_t pack_info(std::uint16_t cid, nvme::status st, std::uint
          (owner << 27);
 }
 
-__global__ void engine_kernel(engine_params p) {
+// The launch bound caps registers so that a block of the largest allowed size always fits on an
+// SM (the shared command processor pushed the unbounded kernel to 164 registers, which made
+// 16-warp blocks fail to launch).
+__global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel(engine_params p) {
   extern __shared__ std::uint64_t shared[];
   const int lane = static_cast<int>(threadIdx.x % 32);
   const std::uint32_t warp_in_block = threadIdx.x / 32;
