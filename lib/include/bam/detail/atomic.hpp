@@ -41,18 +41,15 @@ BAM_HD inline void spin_pause() {
 /// Waiting in a spin loop. The host spins (about 10 µs), then yields the core (host-mode clients
 /// and emulated-controller threads often outnumber the cores, and the thread that holds a lock or
 /// must post a completion has to get one), and only after thousands of rounds sleeps for a
-/// growing time (1 to 64 µs), so long waits do not burn a core. The device sleeps a growing
-/// number of nanoseconds (up to `max_device_ns`, 1 µs by default), which frees issue slots and
-/// memory bandwidth for the warps that hold locks.
+/// growing time (1 to 64 µs), so long waits do not burn a core. The device
+/// sleeps a growing number of nanoseconds (up to 1 µs), which frees issue slots for the warps
+/// that hold locks.
 class backoff {
  public:
-  backoff() = default;
-  BAM_HD explicit backoff(unsigned max_device_ns) : max_ns_(max_device_ns) {}
-
   BAM_HD void pause() {
 #if BAM_DEVICE_CODE
     __nanosleep(ns_);
-    if (ns_ < max_ns_) ns_ *= 2;
+    if (ns_ < 1024) ns_ *= 2;
 #else
     if (n_ < spin_rounds) {
       spin_pause();
@@ -67,7 +64,6 @@ class backoff {
   }
 
  private:
-  unsigned max_ns_ = 1024;
 #if BAM_DEVICE_CODE
   unsigned ns_ = 32;
 #else

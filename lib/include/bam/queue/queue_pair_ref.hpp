@@ -68,7 +68,12 @@ class queue_pair_ref {
   }
 
   /// First half of submit_and_wait: returns the command ID to pass to wait().
-  BAM_HD std::uint16_t submit(nvme::command& cmd) const { return enqueue(cmd); }
+  BAM_HD std::uint16_t submit(nvme::command& cmd) const {
+    const std::uint16_t cid = acquire_cid();
+    cmd.cid = cid;
+    enqueue(cmd);
+    return cid;
+  }
 
   /// Second half: polls for the completion of `cid`, consumes it and frees the command ID.
   BAM_HD nvme::completion wait(std::uint16_t cid) const { return wait_for(cid, 0); }
@@ -134,27 +139,16 @@ class queue_pair_ref {
   BAM_HD static void unlock(std::uint32_t& word) { ref_t<std::uint32_t>(word).store(0, release); }
 
   // ---- submission ----------------------------------------------------------------------------
-  /// Takes a ticket, waits for the slot's turn, then a command ID (see below), writes the entry
-  /// and gets it past the tail. Returns the command ID.
-  BAM_HD std::uint16_t enqueue(nvme::command& cmd) const {
-    // The command ID is taken after the turn when the pool is larger than the ring: then at most
-    // sq_entries-1 threads hold an ID while waiting for the tail (they sit in the slots after
-    // ours), so IDs remain for the commands in flight and the wait cannot deadlock; and the
-    // threads queued for turns (thousands on a single GPU queue) poll their own slots instead of
-    // all hammering the ID pool.
-    const bool cid_after_turn = p_.cid_count > p_.sq_entries;
-    if (!cid_after_turn) cmd.cid = acquire_cid();
+  BAM_HD void enqueue(const nvme::command& cmd) const {
     const std::uint64_t ticket = ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
     const auto slot = static_cast<std::uint32_t>(ticket % p_.sq_entries);
     const auto turn = static_cast<std::uint32_t>(ticket / p_.sq_entries);
 
-    // Wait for the previous occupant of the slot to be both submitted and fetched. A thread a
-    // whole pass (or more) away sleeps longer between polls on the device.
+    // Wait for the previous occupant of the slot to be both submitted and fetched.
     ref_t<std::uint32_t> turn_counter(p_.turn_counters[slot]);
-    backoff bo(8192);
+    backoff bo;
     while (turn_counter.load(acquire) != 2 * turn)
       bo.pause();
-    if (cid_after_turn) cmd.cid = acquire_cid();
 
     p_.sq[slot] = cmd;
     ref_t<std::uint32_t> marker(p_.tail_markers[slot]);
@@ -171,7 +165,6 @@ class queue_pair_ref {
       bo_tail.pause();
     }
     turn_counter.fetch_add(1, release);  // first of the slot's two increments for this pass
-    return cmd.cid;
   }
 
   /// Tail-lock holder: moves the tail over consecutive marked slots and rings the doorbell once.
