@@ -38,9 +38,10 @@ BAM_HD inline void spin_pause() {
 #endif
 }
 
-/// Waiting in a spin loop. The host spins briefly, then yields, then sleeps for a growing time
-/// (1 to 64 µs): host-mode clients and emulated-controller threads usually outnumber the cores,
-/// and the thread that holds a lock or must post a completion has to get a core. The device
+/// Waiting in a spin loop. The host spins (about 10 µs), then yields the core (host-mode clients
+/// and emulated-controller threads often outnumber the cores, and the thread that holds a lock or
+/// must post a completion has to get one), and only after thousands of rounds sleeps for a
+/// growing time (1 to 64 µs), so long waits do not burn a core. The device
 /// sleeps a growing number of nanoseconds (up to 1 µs), which frees issue slots for the warps
 /// that hold locks.
 class backoff {
@@ -50,12 +51,13 @@ class backoff {
     __nanosleep(ns_);
     if (ns_ < 1024) ns_ *= 2;
 #else
-    if (n_ < 32) {
+    if (n_ < spin_rounds) {
       spin_pause();
-    } else if (n_ < 64) {
+    } else if (n_ < yield_rounds) {
       std::this_thread::yield();
     } else {
-      std::this_thread::sleep_for(std::chrono::microseconds(1u << (n_ - 64 < 6 ? n_ - 64 : 6)));
+      const unsigned k = n_ - yield_rounds;
+      std::this_thread::sleep_for(std::chrono::microseconds(1u << (k < 6 ? k : 6)));
     }
     ++n_;
 #endif
@@ -65,6 +67,8 @@ class backoff {
 #if BAM_DEVICE_CODE
   unsigned ns_ = 32;
 #else
+  static constexpr unsigned spin_rounds = 256;
+  static constexpr unsigned yield_rounds = 4096;
   unsigned n_ = 0;
 #endif
 };

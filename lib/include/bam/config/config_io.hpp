@@ -1,0 +1,73 @@
+// bam/config/config_io.hpp: API. Strict JSON parsing, serialisation and validation of
+// run_config: unknown keys, wrong types and impossible values throw config_error naming the key
+// path ("workload.threads") and the allowed range. Also the schema (keys, types, defaults,
+// ranges) for --help and docs/config.md.
+#pragma once
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bam/config/run_config.hpp"
+
+namespace bam {
+
+/// A rejected configuration value.
+class config_error : public std::runtime_error {
+ public:
+  config_error(std::string key, const std::string& message)
+      : std::runtime_error(key + ": " + message), key_(std::move(key)) {}
+  /// Dotted key path, e.g. "workload.threads".
+  const std::string& key() const { return key_; }
+
+ private:
+  std::string key_;
+};
+
+/// What a backend can do, known once it is opened; the config is checked against it before the
+/// run (0 = no limit).
+struct backend_caps {
+  std::uint32_t max_ssds = 0;
+  std::uint32_t max_queue_entries = 0;   ///< controller's CAP.MQES + 1
+  std::uint32_t max_pairs_per_ssd = 0;   ///< I/O queue pairs a controller grants
+  std::uint64_t max_transfer_bytes = 0;  ///< MDTS in bytes
+  std::uint64_t media_bytes = 0;         ///< bytes of each SSD's namespace (or the file)
+  std::uint32_t max_threads = 0;
+};
+
+/// Applies the JSON document `j` over `base` (unspecified keys keep base's values). Throws
+/// config_error for unknown keys and wrong types or ranges of single values.
+run_config parse_config(const nlohmann::json& j, const run_config& base = {});
+/// Parses a file (JSON); config_error with key "--config" when it cannot be read or parsed.
+run_config load_config_file(const std::string& path, const run_config& base = {});
+
+/// The effective config in the same schema (every key present); parse_config(to_json(c)) == c.
+nlohmann::json to_json(const run_config& c);
+
+/// Checks relations between values (io_size vs lba_size, dataset vs media, backend needs).
+void validate(const run_config& c);
+/// Checks the config against what the opened backend reports.
+void validate_against(const run_config& c, const backend_caps& caps);
+
+/// One key of the schema.
+struct schema_entry {
+  std::string key;            ///< dotted path
+  std::string type;           ///< "uint", "number", "bool", "string", "enum", "string list", ...
+  std::string default_value;  ///< JSON of the struct default
+  std::string allowed;        ///< e.g. "[1, 16777216]" or "random|sequential"
+  std::string doc;
+};
+std::vector<schema_entry> config_schema();
+/// The schema as a Markdown table (docs/config.md's table).
+std::string schema_markdown();
+
+/// Sets `value` at dotted `path` in `j`, creating objects on the way.
+void set_json_path(nlohmann::json& j, std::string_view path, nlohmann::json value);
+/// A command-line value: JSON when it parses as JSON (numbers, true, [..], {..}, "..."), else the
+/// text as a string.
+nlohmann::json parse_cli_value(std::string_view text);
+
+}  // namespace bam

@@ -1,0 +1,102 @@
+// bam/config/run_config.hpp: API. The configuration every bamkit tool shares, as plain structs
+// whose member initialisers are THE defaults (the JSON schema, --help and docs/config.md are
+// derived from them). Sections: storage, queues, cache, workload, report, uring.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bam/config/ssd_model.hpp"
+
+namespace bam {
+
+enum class backend_kind {
+  emulated,  ///< emulated SSDs served on the GPU (GPU threads as clients)
+  nvme,      ///< real NVMe controllers through the bamkit kernel module
+  host,      ///< host emulated controllers, CPU threads as clients
+  uring,     ///< CPU-orchestrated baseline: io_uring reads of a file (+ copy to the GPU)
+};
+enum class media_kind { host, gpu, file };
+enum class io_pattern { random, sequential };
+enum class io_op { read, write, mixed };
+
+struct media_config {
+  media_kind kind = media_kind::host;
+  std::uint64_t size_bytes = std::uint64_t{1} << 30;  ///< per SSD (per file for uring)
+  std::string path;                                   ///< for kind=file
+  bool operator==(const media_config&) const = default;
+};
+
+struct storage_config {
+  backend_kind backend = backend_kind::host;
+  std::uint32_t ssd_count = 1;
+  model_spec model{};
+  media_config media{};
+  std::uint32_t lba_size = 512;
+  std::vector<std::string> device_paths;  ///< for backend=nvme, one per SSD
+  bool operator==(const storage_config&) const = default;
+};
+
+struct queues_config {
+  std::uint32_t pairs_per_ssd = 1;
+  std::uint32_t depth = 256;  ///< entries per SQ and CQ
+  bool operator==(const queues_config&) const = default;
+};
+
+struct cache_config {
+  std::uint64_t line_size = 4096;
+  std::uint64_t capacity = std::uint64_t{1} << 30;
+  bool operator==(const cache_config&) const = default;
+};
+
+struct workload_config {
+  std::uint32_t threads = 2;
+  std::uint64_t io_size = 4096;
+  io_pattern pattern = io_pattern::random;
+  io_op op = io_op::read;
+  double read_ratio = 0.5;          ///< fraction of reads when op=mixed
+  std::uint64_t ios = 200000;       ///< total I/Os over all threads; 0: no limit
+  double duration_s = 0;            ///< stop after this time; 0: no limit
+  std::uint32_t outstanding = 4;    ///< I/Os in flight per thread
+  std::uint64_t dataset_bytes = 0;  ///< bytes of each SSD the I/Os touch; 0: the whole media
+  std::uint64_t seed = 1;
+  bool operator==(const workload_config&) const = default;
+};
+
+struct report_config {
+  std::string json;                                ///< fio json+ report path ("" = none)
+  std::string csv;                                 ///< CSV path; a row is appended ("" = none)
+  std::vector<std::string> formats = {"summary"};  ///< on stdout: summary, json, csv
+  bool measure_ceilings = false;
+  bool operator==(const report_config&) const = default;
+};
+
+/// Options of the io_uring baseline (storage.backend = uring).
+struct uring_config {
+  bool direct = false;             ///< O_DIRECT; false: buffered reads from the page cache
+  bool registered_buffers = true;  ///< io_uring fixed buffers (read_fixed)
+  std::string gpu_copy = "auto";   ///< copy each read to GPU memory: auto (when a GPU), on, off
+  bool operator==(const uring_config&) const = default;
+};
+
+struct run_config {
+  storage_config storage{};
+  queues_config queues{};
+  cache_config cache{};
+  workload_config workload{};
+  report_config report{};
+  uring_config uring{};
+  bool operator==(const run_config&) const = default;
+
+  /// Bytes of each SSD the workload touches (dataset_bytes, or the media size when 0).
+  std::uint64_t dataset() const {
+    return workload.dataset_bytes != 0 ? workload.dataset_bytes : storage.media.size_bytes;
+  }
+};
+
+const char* to_string(backend_kind k);
+const char* to_string(media_kind k);
+const char* to_string(io_pattern p);
+const char* to_string(io_op o);
+
+}  // namespace bam

@@ -1,0 +1,43 @@
+// bam/report/fio_report.hpp: API. The reports of a run, all derived from one run_result: fio's
+// json+ shape (jobs[], read/write/trim with clat_ns/lat_ns percentiles and bins, plus a
+// `bamkit` key with the effective config, machine, ceilings and tool statistics), a CSV row for
+// sweeps, and a human summary.
+#pragma once
+#include <ostream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bam/config/run_config.hpp"
+#include "bam/report/machine_info.hpp"
+#include "bam/report/run_result.hpp"
+
+namespace bam {
+
+struct report_inputs {
+  std::string tool;  ///< e.g. "nvm-block-bench" (fio's jobname)
+  const run_config* config = nullptr;
+  const run_result* result = nullptr;
+  const machine_info* machine = nullptr;
+  nlohmann::json ceilings;  ///< null unless measured
+};
+
+/// fio's --output-format=json+ document for one job.
+nlohmann::json fio_jsonplus(const report_inputs& in);
+/// The read/write/trim object of fio's json for one direction.
+nlohmann::json fio_direction(const direction_result& d);
+
+/// The CSV header and one row (no trailing newline).
+std::string csv_header();
+std::string csv_row(const report_inputs& in);
+/// Appends a row to `path`, writing the header first when the file is new or empty. Throws
+/// std::runtime_error when the file cannot be written.
+void append_csv(const std::string& path, const report_inputs& in);
+
+/// Writes `j` (pretty) to `path`; throws std::runtime_error on failure.
+void write_json_file(const std::string& path, const nlohmann::json& j);
+
+/// Human summary (a few lines per direction).
+void print_summary(std::ostream& os, const report_inputs& in);
+
+}  // namespace bam

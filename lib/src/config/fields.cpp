@@ -1,0 +1,339 @@
+// The keys of the config schema bound to run_config's members, with strict setters.
+#include "fields.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <limits>
+#include <string_view>
+#include <utility>
+
+#include "bam/config/config_io.hpp"
+
+namespace bam {
+
+namespace {
+constexpr std::array<const char*, 4> backend_names = {"emulated", "nvme", "host", "uring"};
+constexpr std::array<const char*, 3> media_names = {"host", "gpu", "file"};
+constexpr std::array<const char*, 2> pattern_names = {"random", "sequential"};
+constexpr std::array<const char*, 3> op_names = {"read", "write", "mixed"};
+}  // namespace
+
+const char* to_string(backend_kind k) {
+  return backend_names[static_cast<std::size_t>(k)];
+}
+const char* to_string(media_kind k) {
+  return media_names[static_cast<std::size_t>(k)];
+}
+const char* to_string(io_pattern p) {
+  return pattern_names[static_cast<std::size_t>(p)];
+}
+const char* to_string(io_op o) {
+  return op_names[static_cast<std::size_t>(o)];
+}
+
+namespace detail {
+namespace {
+
+std::string type_name(const nlohmann::json& v) {
+  if (v.is_number_unsigned()) return fmt::format("unsigned integer {}", v.dump());
+  if (v.is_number_integer()) return fmt::format("integer {}", v.dump());
+  if (v.is_number_float()) return fmt::format("number {}", v.dump());
+  if (v.is_string()) return fmt::format("string {}", v.dump());
+  if (v.is_boolean()) return fmt::format("boolean {}", v.dump());
+  if (v.is_null()) return "null";
+  if (v.is_array()) return "an array";
+  return "an object";
+}
+
+[[noreturn]] void wrong_type(const std::string& key, const char* expected,
+                             const nlohmann::json& v) {
+  throw config_error(key, fmt::format("expected {}, got {}", expected, type_name(v)));
+}
+
+template <class T>
+field uint_field(std::string key, T& ref, std::uint64_t lo, std::uint64_t hi, std::string doc) {
+  std::string allowed = fmt::format("[{}, {}]", lo, hi);
+  return field{
+      key,
+      "uint",
+      allowed,
+      std::move(doc),
+      [&ref] { return nlohmann::json(ref); },
+      [&ref, key, lo, hi, allowed](const nlohmann::json& v) {
+        if (!v.is_number_integer()) wrong_type(key, "an unsigned integer", v);
+        if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) {
+          throw config_error(key, fmt::format("{} is out of range, allowed {}", v.dump(), allowed));
+        }
+        const auto x = v.get<std::uint64_t>();
+        if (x < lo || x > hi) {
+          throw config_error(key, fmt::format("{} is out of range, allowed {}", x, allowed));
+        }
+        ref = static_cast<T>(x);
+      }};
+}
+
+field uint_choice_field(std::string key, std::uint32_t& ref, std::vector<std::uint32_t> choices,
+                        std::string doc) {
+  std::string allowed = fmt::format("{}", fmt::join(choices, "|"));
+  return field{key,
+               "uint",
+               allowed,
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key, choices, allowed](const nlohmann::json& v) {
+                 if (!v.is_number_integer()) wrong_type(key, "an unsigned integer", v);
+                 for (std::uint32_t c : choices) {
+                   if (v.get<std::int64_t>() == std::int64_t{c}) {
+                     ref = c;
+                     return;
+                   }
+                 }
+                 throw config_error(
+                     key, fmt::format("{} is not allowed, allowed {}", v.dump(), allowed));
+               }};
+}
+
+field number_field(std::string key, double& ref, double lo, double hi, std::string doc) {
+  std::string allowed = fmt::format("[{}, {}]", lo, hi);
+  return field{key,
+               "number",
+               allowed,
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key, lo, hi, allowed](const nlohmann::json& v) {
+                 if (!v.is_number()) wrong_type(key, "a number", v);
+                 const auto x = v.get<double>();
+                 if (!(x >= lo && x <= hi)) {
+                   throw config_error(key,
+                                      fmt::format("{} is out of range, allowed {}", x, allowed));
+                 }
+                 ref = x;
+               }};
+}
+
+field bool_field(std::string key, bool& ref, std::string doc) {
+  return field{key,
+               "bool",
+               "true|false",
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key](const nlohmann::json& v) {
+                 if (!v.is_boolean()) wrong_type(key, "true or false", v);
+                 ref = v.get<bool>();
+               }};
+}
+
+field string_field(std::string key, std::string& ref, std::string doc) {
+  return field{key,
+               "string",
+               "any string",
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key](const nlohmann::json& v) {
+                 if (!v.is_string()) wrong_type(key, "a string", v);
+                 ref = v.get<std::string>();
+               }};
+}
+
+/// A string restricted to `choices`, stored as a string.
+field string_choice_field(std::string key, std::string& ref, std::vector<std::string> choices,
+                          std::string doc) {
+  std::string allowed = fmt::format("{}", fmt::join(choices, "|"));
+  return field{key,
+               "enum",
+               allowed,
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key, choices, allowed](const nlohmann::json& v) {
+                 if (!v.is_string()) wrong_type(key, "a string", v);
+                 for (const std::string& c : choices) {
+                   if (v.get<std::string>() == c) {
+                     ref = c;
+                     return;
+                   }
+                 }
+                 throw config_error(
+                     key, fmt::format("{} is not allowed, allowed {}", v.dump(), allowed));
+               }};
+}
+
+template <class E, std::size_t N>
+field enum_field(std::string key, E& ref, const std::array<const char*, N>& names,
+                 std::string doc) {
+  std::string allowed = fmt::format("{}", fmt::join(names, "|"));
+  return field{key,
+               "enum",
+               allowed,
+               std::move(doc),
+               [&ref, &names] { return nlohmann::json(names[static_cast<std::size_t>(ref)]); },
+               [&ref, &names, key, allowed](const nlohmann::json& v) {
+                 if (!v.is_string()) wrong_type(key, "a string", v);
+                 const auto s = v.get<std::string>();
+                 for (std::size_t i = 0; i < N; ++i) {
+                   if (s == names[i]) {
+                     ref = static_cast<E>(i);
+                     return;
+                   }
+                 }
+                 throw config_error(
+                     key, fmt::format("{} is not allowed, allowed {}", v.dump(), allowed));
+               }};
+}
+
+field string_list_field(std::string key, std::vector<std::string>& ref,
+                        std::vector<std::string> choices, std::string doc) {
+  std::string allowed =
+      choices.empty() ? "list of strings" : fmt::format("list of {}", fmt::join(choices, "|"));
+  return field{key,
+               "string list",
+               allowed,
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key, choices, allowed](const nlohmann::json& v) {
+                 if (!v.is_array()) wrong_type(key, "an array of strings", v);
+                 std::vector<std::string> out;
+                 for (const auto& e : v) {
+                   if (!e.is_string()) wrong_type(key, "an array of strings", v);
+                   const auto s = e.get<std::string>();
+                   if (!choices.empty()) {
+                     bool ok = false;
+                     for (const auto& c : choices)
+                       ok = ok || c == s;
+                     if (!ok) {
+                       throw config_error(
+                           key, fmt::format("\"{}\" is not allowed, allowed {}", s, allowed));
+                     }
+                   }
+                   out.push_back(s);
+                 }
+                 ref = std::move(out);
+               }};
+}
+
+// storage.model: a preset name or an inline object of ssd_model's fields.
+constexpr std::array<std::pair<const char*, double ssd_model::*>, 6> model_members = {{
+    {"latency_us", &ssd_model::latency_us},
+    {"read_iops_512", &ssd_model::read_iops_512},
+    {"read_iops_4k", &ssd_model::read_iops_4k},
+    {"write_iops_512", &ssd_model::write_iops_512},
+    {"write_iops_4k", &ssd_model::write_iops_4k},
+    {"bandwidth_gbps", &ssd_model::bandwidth_gbps},
+}};
+
+field model_field(std::string key, model_spec& ref, std::string doc) {
+  std::string allowed =
+      "preset name or {latency_us, read_iops_512, read_iops_4k, "
+      "write_iops_512, write_iops_4k, bandwidth_gbps} (numbers >= 0)";
+  return field{
+      key,
+      "model",
+      allowed,
+      std::move(doc),
+      [&ref] {
+        if (!ref.inline_model) return nlohmann::json(ref.name);
+        nlohmann::json o = nlohmann::json::object();
+        for (const auto& [name, member] : model_members)
+          o[name] = (*ref.inline_model).*member;
+        return o;
+      },
+      [&ref, key](const nlohmann::json& v) {
+        if (v.is_string()) {
+          ref = model_spec{v.get<std::string>(), std::nullopt};
+          return;
+        }
+        if (!v.is_object()) wrong_type(key, "a preset name or an object", v);
+        ssd_model m{};
+        for (const auto& [k, val] : v.items()) {
+          bool known = false;
+          for (const auto& [name, member] : model_members) {
+            if (k != name) continue;
+            known = true;
+            const std::string sub = key + "." + k;
+            if (!val.is_number()) wrong_type(sub, "a number", val);
+            const auto x = val.get<double>();
+            if (!(x >= 0 && x <= 1e12)) {
+              throw config_error(sub, fmt::format("{} is out of range, allowed [0, 1e12]", x));
+            }
+            m.*member = x;
+          }
+          if (!known) {
+            throw config_error(key + "." + k,
+                               "unknown key, allowed latency_us, read_iops_512, read_iops_4k, "
+                               "write_iops_512, write_iops_4k, bandwidth_gbps");
+          }
+        }
+        ref = model_spec{"", m};
+      }};
+}
+
+constexpr std::uint64_t max_bytes = std::uint64_t{1} << 50;
+constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
+
+}  // namespace
+
+std::vector<std::string> sections() {
+  return {"storage", "storage.media", "queues", "cache", "workload", "report", "uring"};
+}
+
+std::vector<field> fields_of(run_config& c) {
+  storage_config& s = c.storage;
+  workload_config& w = c.workload;
+  std::vector<field> f;
+  f.push_back(enum_field("storage.backend", s.backend, backend_names,
+                         "who serves the I/O: emulated SSDs on the GPU, real NVMe, host emulated "
+                         "controllers driven by CPU threads, or the io_uring CPU baseline"));
+  f.push_back(uint_field("storage.ssd_count", s.ssd_count, 1, 1024, "number of SSDs"));
+  f.push_back(model_field("storage.model", s.model, "timing model of each emulated SSD"));
+  f.push_back(
+      enum_field("storage.media.kind", s.media.kind, media_names, "where the SSDs' blocks live"));
+  f.push_back(uint_field("storage.media.size_bytes", s.media.size_bytes, 4096, max_bytes,
+                         "bytes of media per SSD (the file size for uring)"));
+  f.push_back(string_field("storage.media.path", s.media.path, "file for media.kind=file"));
+  f.push_back(uint_choice_field("storage.lba_size", s.lba_size, {512, 4096},
+                                "logical block size in bytes"));
+  f.push_back(string_list_field("storage.device_paths", s.device_paths, {},
+                                "controller device files for backend=nvme, one per SSD"));
+  f.push_back(uint_field("queues.pairs_per_ssd", c.queues.pairs_per_ssd, 1, 65535,
+                         "I/O queue pairs per SSD"));
+  f.push_back(uint_field("queues.depth", c.queues.depth, 2, 65536,
+                         "entries per submission/completion queue"));
+  f.push_back(uint_field("cache.line_size", c.cache.line_size, 512, std::uint64_t{1} << 30,
+                         "cache line size in bytes (a power of two)"));
+  f.push_back(uint_field("cache.capacity", c.cache.capacity, 512, max_bytes,
+                         "cache capacity in bytes (a multiple of line_size)"));
+  f.push_back(uint_field("workload.threads", w.threads, 1, 1u << 24,
+                         "client threads (CPU threads for host/uring, GPU threads on the GPU)"));
+  f.push_back(uint_field("workload.io_size", w.io_size, 512, std::uint64_t{1} << 30,
+                         "bytes per I/O, a multiple of storage.lba_size"));
+  f.push_back(enum_field("workload.pattern", w.pattern, pattern_names, "offsets of the I/Os"));
+  f.push_back(enum_field("workload.op", w.op, op_names, "operation"));
+  f.push_back(number_field("workload.read_ratio", w.read_ratio, 0.0, 1.0,
+                           "fraction of reads when op=mixed"));
+  f.push_back(uint_field("workload.ios", w.ios, 0, u64_max,
+                         "total I/Os over all threads (0: until duration_s)"));
+  f.push_back(number_field("workload.duration_s", w.duration_s, 0.0, 1e6,
+                           "stop after this many seconds (0: after ios I/Os)"));
+  f.push_back(
+      uint_field("workload.outstanding", w.outstanding, 1, 65536, "I/Os in flight per thread"));
+  f.push_back(uint_field("workload.dataset_bytes", w.dataset_bytes, 0, max_bytes,
+                         "bytes of each SSD the I/Os touch (0: the whole media)"));
+  f.push_back(uint_field("workload.seed", w.seed, 0, u64_max, "random seed"));
+  f.push_back(string_field("report.json", c.report.json, "fio json+ report file (\"\": none)"));
+  f.push_back(string_field("report.csv", c.report.csv,
+                           "CSV file; one row per run is appended (\"\": none)"));
+  f.push_back(string_list_field("report.formats", c.report.formats, {"summary", "json", "csv"},
+                                "what goes to stdout"));
+  f.push_back(bool_field("report.measure_ceilings", c.report.measure_ceilings,
+                         "measure the machine's ceilings (bamkit.ceilings) before the run"));
+  f.push_back(bool_field("uring.direct", c.uring.direct,
+                         "O_DIRECT reads (false: buffered, from the page cache)"));
+  f.push_back(bool_field("uring.registered_buffers", c.uring.registered_buffers,
+                         "register the buffers with io_uring (fixed-buffer reads)"));
+  f.push_back(string_choice_field("uring.gpu_copy", c.uring.gpu_copy, {"auto", "on", "off"},
+                                  "copy each read to GPU memory (auto: when a GPU is present)"));
+  return f;
+}
+
+}  // namespace detail
+}  // namespace bam

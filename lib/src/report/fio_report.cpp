@@ -1,0 +1,203 @@
+// fio json+ report, CSV row and human summary of a run.
+#include "bam/report/fio_report.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "bam/config/config_io.hpp"
+#include "bam/report/percentiles.hpp"
+
+namespace bam {
+namespace {
+
+nlohmann::json latency_object(const latency_histogram& h, bool with_percentiles) {
+  nlohmann::json o{{"min", h.min_or_zero()},
+                   {"max", h.max},
+                   {"mean", h.mean()},
+                   {"stddev", h.stddev()},
+                   {"N", h.count}};
+  if (!with_percentiles || h.count == 0) return o;
+  const auto list = default_percentiles();
+  const auto values = percentiles(h, list);
+  nlohmann::json p = nlohmann::json::object();
+  for (std::size_t i = 0; i < list.size(); ++i)
+    p[percentile_key(list[i])] = values[i];
+  o["percentile"] = p;
+  nlohmann::json bins = nlohmann::json::object();
+  for (std::uint32_t i = 0; i < latency_histogram::bucket_count; ++i) {
+    if (h.buckets[i] != 0) bins[std::to_string(latency_histogram::bucket_value(i))] = h.buckets[i];
+  }
+  o["bins"] = bins;
+  return o;
+}
+
+const char* fio_rw(const run_config& c) {
+  const bool seq = c.workload.pattern == io_pattern::sequential;
+  switch (c.workload.op) {
+    case io_op::read:
+      return seq ? "read" : "randread";
+    case io_op::write:
+      return seq ? "write" : "randwrite";
+    case io_op::mixed:
+      return seq ? "rw" : "randrw";
+  }
+  return "?";
+}
+
+std::string model_name(const run_config& c) {
+  return c.storage.model.inline_model ? std::string("custom") : c.storage.model.name;
+}
+
+}  // namespace
+
+nlohmann::json fio_direction(const direction_result& d) {
+  const double runtime_s = double(d.runtime_ns) / 1e9;
+  const double bw_bytes = runtime_s > 0 ? double(d.io_bytes) / runtime_s : 0.0;
+  nlohmann::json o;
+  o["io_bytes"] = d.io_bytes;
+  o["io_kbytes"] = d.io_bytes / 1024;
+  o["bw_bytes"] = static_cast<std::uint64_t>(bw_bytes);
+  o["bw"] = static_cast<std::uint64_t>(bw_bytes / 1024.0);
+  o["iops"] = d.iops();
+  o["runtime"] = d.runtime_ns / 1'000'000;
+  o["total_ios"] = d.ios;
+  o["short_ios"] = d.short_ios;
+  o["drop_ios"] = d.drop_ios;
+  o["slat_ns"] = latency_object(latency_histogram{}, false);  // not measured separately
+  o["clat_ns"] = latency_object(d.lat, true);
+  o["lat_ns"] = latency_object(d.lat, true);
+  return o;
+}
+
+nlohmann::json fio_jsonplus(const report_inputs& in) {
+  const run_config& c = *in.config;
+  const run_result& r = *in.result;
+  const std::time_t now = std::time(nullptr);
+
+  nlohmann::json options{
+      {"name", in.tool},
+      {"ioengine", fmt::format("bamkit-{}", to_string(c.storage.backend))},
+      {"rw", fio_rw(c)},
+      {"bs", std::to_string(c.workload.io_size)},
+      {"iodepth", std::to_string(c.workload.outstanding)},
+      {"numjobs", std::to_string(c.workload.threads)},
+      {"size", std::to_string(c.dataset())},
+      {"randseed", std::to_string(c.workload.seed)},
+  };
+  if (c.workload.op == io_op::mixed) {
+    options["rwmixread"] = std::to_string(static_cast<int>(c.workload.read_ratio * 100.0 + 0.5));
+  }
+  if (c.workload.ios != 0) options["number_ios"] = std::to_string(c.workload.ios);
+  if (c.workload.duration_s > 0) options["runtime"] = fmt::format("{}", c.workload.duration_s);
+
+  nlohmann::json job;
+  job["jobname"] = in.tool;
+  job["groupid"] = 0;
+  job["error"] = r.error.empty() ? 0 : 1;
+  job["elapsed"] = r.runtime_ns / 1'000'000'000;
+  job["job options"] = options;
+  job["read"] = fio_direction(r.read);
+  job["write"] = fio_direction(r.write);
+  job["trim"] = fio_direction(r.trim);
+  job["job_runtime"] = r.runtime_ns / 1'000'000;
+
+  nlohmann::json bamkit;
+  bamkit["tool"] = in.tool;
+  bamkit["config"] = to_json(c);
+  bamkit["machine"] = in.machine ? to_json(*in.machine) : nlohmann::json(nullptr);
+  if (!in.ceilings.is_null()) bamkit["ceilings"] = in.ceilings;
+  bamkit["stats"] = r.tool_stats;
+  bamkit["stats"]["per_ssd_ios"] = r.per_ssd_ios;
+  bamkit["stats"]["errors"] = r.errors;
+  bamkit["runtime_ns"] = r.runtime_ns;
+  bamkit["iops"] = r.iops();
+  if (!r.error.empty()) bamkit["error"] = r.error;
+
+  nlohmann::json doc;
+  doc["fio version"] = bamkit_version();
+  doc["timestamp"] = static_cast<std::uint64_t>(now);
+  doc["timestamp_ms"] = static_cast<std::uint64_t>(now) * 1000;
+  doc["time"] = in.machine ? in.machine->date : iso8601_now();
+  doc["global options"] = nlohmann::json::object();
+  doc["jobs"] = nlohmann::json::array({job});
+  doc["bamkit"] = bamkit;
+  return doc;
+}
+
+std::string csv_header() {
+  return "tool,backend,model,ssd_count,pairs,depth,threads,outstanding,io_size,op,pattern,ios,"
+         "runtime_s,iops,bw_MBps,lat_p50_us,lat_p99_us,lat_p99.9_us,lat_max_us,errors,commit,"
+         "date";
+}
+
+std::string csv_row(const report_inputs& in) {
+  const run_config& c = *in.config;
+  const run_result& r = *in.result;
+  const latency_histogram lat = r.all_latency();
+  const double list[] = {50.0, 99.0, 99.9};
+  const auto p = percentiles(lat, list);
+  const double runtime_s = double(r.runtime_ns) / 1e9;
+  const double mbps = runtime_s > 0 ? double(r.total_bytes()) / runtime_s / 1e6 : 0.0;
+  return fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.1f},{:.3f},{:.3f},{:.3f},{:.3f},"
+      "{:.3f},{},{},{}",
+      in.tool, to_string(c.storage.backend), model_name(c), c.storage.ssd_count,
+      c.queues.pairs_per_ssd, c.queues.depth, c.workload.threads, c.workload.outstanding,
+      c.workload.io_size, to_string(c.workload.op), to_string(c.workload.pattern), r.total_ios(),
+      runtime_s, r.iops(), mbps, double(p[0]) / 1e3, double(p[1]) / 1e3, double(p[2]) / 1e3,
+      double(lat.max) / 1e3, r.errors, in.machine ? in.machine->git_commit : git_commit(),
+      in.machine ? in.machine->date : iso8601_now());
+}
+
+void append_csv(const std::string& path, const report_inputs& in) {
+  std::error_code ec;
+  const bool fresh =
+      !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
+  std::ofstream out(path, std::ios::app);
+  if (!out) throw std::runtime_error(fmt::format("cannot write CSV file '{}'", path));
+  if (fresh) out << csv_header() << "\n";
+  out << csv_row(in) << "\n";
+  if (!out) throw std::runtime_error(fmt::format("cannot write CSV file '{}'", path));
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& j) {
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw std::runtime_error(fmt::format("cannot write report file '{}'", path));
+  out << j.dump(2) << "\n";
+  if (!out) throw std::runtime_error(fmt::format("cannot write report file '{}'", path));
+}
+
+void print_summary(std::ostream& os, const report_inputs& in) {
+  const run_config& c = *in.config;
+  const run_result& r = *in.result;
+  fmt::print(os,
+             "{}: backend={} model={} ssds={} pairs/ssd={} depth={} threads={} outstanding={} "
+             "{} {} io_size={}\n",
+             in.tool, to_string(c.storage.backend), model_name(c), c.storage.ssd_count,
+             c.queues.pairs_per_ssd, c.queues.depth, c.workload.threads, c.workload.outstanding,
+             to_string(c.workload.pattern), to_string(c.workload.op), c.workload.io_size);
+  auto dir = [&](const char* name, const direction_result& d) {
+    if (d.ios == 0) return;
+    const double list[] = {50.0, 99.0, 99.9, 99.99};
+    const auto p = percentiles(d.lat, list);
+    fmt::print(os,
+               "  {:5}: {} IOs in {:.3f} s, {:.0f} IOPS, {:.1f} MB/s; latency us: mean {:.2f} "
+               "p50 {:.2f} p99 {:.2f} p99.9 {:.2f} p99.99 {:.2f} max {:.2f}\n",
+               name, d.ios, double(d.runtime_ns) / 1e9, d.iops(), d.bytes_per_s() / 1e6,
+               d.lat.mean() / 1e3, double(p[0]) / 1e3, double(p[1]) / 1e3, double(p[2]) / 1e3,
+               double(p[3]) / 1e3, double(d.lat.max) / 1e3);
+  };
+  dir("read", r.read);
+  dir("write", r.write);
+  dir("trim", r.trim);
+  fmt::print(os, "  total: {} IOs, {:.0f} IOPS, {:.1f} MB/s, errors {}\n", r.total_ios(), r.iops(),
+             r.runtime_ns ? double(r.total_bytes()) * 1e3 / double(r.runtime_ns) : 0.0, r.errors);
+  if (!r.error.empty()) fmt::print(os, "  ERROR: {}\n", r.error);
+}
+
+}  // namespace bam

@@ -1,0 +1,24 @@
+// run_result helpers.
+#include "bam/report/run_result.hpp"
+
+#include <algorithm>
+
+namespace bam {
+
+void direction_result::merge(const direction_result& o) {
+  io_bytes += o.io_bytes;
+  ios += o.ios;
+  short_ios += o.short_ios;
+  drop_ios += o.drop_ios;
+  runtime_ns = std::max(runtime_ns, o.runtime_ns);
+  lat.merge(o.lat);
+}
+
+latency_histogram run_result::all_latency() const {
+  latency_histogram h = read.lat;
+  h.merge(write.lat);
+  h.merge(trim.lat);
+  return h;
+}
+
+}  // namespace bam

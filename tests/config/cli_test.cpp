@@ -1,0 +1,331 @@
+// The real nvm-block-bench binary's command line: rejected inputs (message naming the key and the
+// allowed range, exit status 2, no report written), --print-config round trips, --help showing
+// the struct defaults, the shipped configs, and the reports of a small io_uring run (validated
+// with fio's own fio_jsonplus_clat2csv).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "bam/config/config_io.hpp"
+#include "tool_runner.hpp"
+
+namespace bam {
+namespace {
+
+using nlohmann::json;
+using test::run_tool;
+using test::temp_dir;
+
+const std::string bench = BAM_BENCH_BIN;
+const std::string source_dir = BAM_SOURCE_DIR;
+
+struct bad_input {
+  std::vector<std::string> args;
+  std::string key;
+  std::string range;  ///< part of the message naming the allowed values
+};
+
+class RejectedInput : public ::testing::TestWithParam<bad_input> {};
+
+TEST_P(RejectedInput, NamesKeyAndRangeExitsNonZeroWritesNothing) {
+  temp_dir dir;
+  const bad_input& in = GetParam();
+  std::vector<std::string> args = in.args;
+  for (auto& a : args) {
+    const auto pos = a.find("@TMP@");
+    if (pos != std::string::npos) a.replace(pos, 5, dir.path().string());
+  }
+  args.insert(args.end(), {"--report", dir / "r.json", "--csv", dir / "r.csv"});
+  const auto r = run_tool(bench, args, dir);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find(in.key + ":"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(in.range), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.csv"));
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+const std::vector<std::string> uring_file = {
+    "--backend",    "uring",           "--set", "storage.media.kind=file",
+    "--media-path", "@TMP@/media.dat", "--set", "storage.media.size_bytes=1048576"};
+
+std::vector<std::string> with_uring(std::vector<std::string> more) {
+  std::vector<std::string> a = uring_file;
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Cli, RejectedInput,
+    ::testing::Values(
+        bad_input{{"--threads", "0"}, "workload.threads", "[1, 16777216]"},
+        bad_input{
+            {"--set", "workload.threads=abc"}, "workload.threads", "expected an unsigned integer"},
+        bad_input{{"--set", "workload.bogus=1"}, "workload.bogus", "unknown key, allowed"},
+        bad_input{{"--set", "nosection.x=1"}, "nosection", "unknown key, allowed storage"},
+        bad_input{{"--io-size", "1000"}, "workload.io_size", "multiples of 512"},
+        bad_input{{"--set", "workload.read_ratio=1.5"}, "workload.read_ratio", "[0, 1]"},
+        bad_input{{"--depth", "100000"}, "queues.depth", "[2, 65536]"},
+        bad_input{{"--op", "erase"}, "workload.op", "read|write|mixed"},
+        bad_input{{"--model", "optane"}, "storage.model", "optane-p5800x"},
+        bad_input{{"--set", "storage.media.size_bytes=1048576", "--set",
+                   "workload.dataset_bytes=2097152"},
+                  "workload.dataset_bytes",
+                  "larger than the media"},
+        bad_input{{"--backend", "nvme", "--ssds", "2"}, "storage.ssd_count", "above the 0 devices"},
+        bad_input{with_uring({"--ssds", "2"}), "storage.ssd_count", "[1, 1]"},
+        bad_input{with_uring({"--op", "write"}), "workload.op", "allowed read"},
+        bad_input{with_uring({"--set", "workload.dataset_bytes=2097152"}), "workload.dataset_bytes",
+                  "larger than the media"},
+        bad_input{{"--ios", "0"}, "workload.ios", "duration_s > 0"},
+        bad_input{{"--set", "workload.threads"}, "--set", "KEY=VALUE"},
+        // Checked against what the opened host backend's controllers report.
+        bad_input{{"--depth", "8192"}, "queues.depth", "CAP.MQES + 1), allowed [2, 4096]"},
+        bad_input{{"--io-size", "2097152", "--set", "storage.media.size_bytes=67108864"},
+                  "workload.io_size",
+                  "(MDTS), allowed multiples of 512 in [512, 1048576]"},
+        bad_input{{"--ssds", "65"}, "storage.ssd_count", "allowed [1, 64]"},
+        bad_input{{"--outstanding", "200"}, "workload.outstanding", "allowed [1, 127]"}));
+
+TEST(Cli, ConfigFileErrorsNameTheKey) {
+  temp_dir dir;
+  {
+    std::ofstream(dir / "bad.json") << R"({"queues": {"depht": 4}})";
+    std::ofstream(dir / "broken.json") << R"({"queues": )";
+  }
+  auto r = run_tool(bench, {"--config", dir / "bad.json", "--report", dir / "r.json"}, dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("queues.depht: unknown key, allowed pairs_per_ssd, depth"),
+            std::string::npos)
+      << r.err;
+  r = run_tool(bench, {"--config", dir / "broken.json", "--report", dir / "r.json"}, dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("--config:"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+TEST(Cli, PrintConfigIsTheEffectiveConfigAndRoundTrips) {
+  temp_dir dir;
+  { std::ofstream(dir / "base.json") << R"({"workload": {"threads": 5, "io_size": 8192}})"; }
+  // Precedence: struct defaults < --config < friendly flags < --set.
+  auto r =
+      run_tool(bench,
+               {"--config", dir / "base.json", "--threads", "7", "--set", "queues.depth=64",
+                "--set", "workload.threads=9", "--model", R"({"latency_us": 3})", "--print-config"},
+               dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json printed = json::parse(r.out);
+  run_config expected{};
+  expected.workload.threads = 9;
+  expected.workload.io_size = 8192;
+  expected.queues.depth = 64;
+  expected.storage.model = model_spec{"", ssd_model{3, 0, 0, 0, 0, 0}};
+  EXPECT_EQ(parse_config(printed), expected);
+  EXPECT_EQ(printed, to_json(expected));
+
+  { std::ofstream(dir / "printed.json") << r.out; }
+  auto again = run_tool(bench, {"--config", dir / "printed.json", "--print-config"}, dir);
+  ASSERT_EQ(again.rc, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out), printed);
+}
+
+TEST(Cli, PrintConfigOfDefaultsIsTheStructDefaults) {
+  temp_dir dir;
+  auto r = run_tool(bench, {"--print-config"}, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out), to_json(run_config{}));
+}
+
+TEST(Cli, HelpShowsTheStructDefaults) {
+  temp_dir dir;
+  auto r = run_tool(bench, {"--help"}, dir);
+  ASSERT_EQ(r.rc, 0);
+  const json d = to_json(run_config{});
+  const std::vector<std::pair<std::string, json>> flags = {
+      {"--threads", d["workload"]["threads"]},
+      {"--io-size", d["workload"]["io_size"]},
+      {"--ssds", d["storage"]["ssd_count"]},
+      {"--depth", d["queues"]["depth"]},
+      {"--pairs", d["queues"]["pairs_per_ssd"]},
+      {"--ios", d["workload"]["ios"]},
+      {"--outstanding", d["workload"]["outstanding"]},
+      {"--op", d["workload"]["op"]},
+      {"--pattern", d["workload"]["pattern"]},
+      {"--backend", d["storage"]["backend"]},
+      {"--model", d["storage"]["model"]},
+      {"--duration", d["workload"]["duration_s"]},
+  };
+  for (const auto& [flag, value] : flags) {
+    std::smatch m;
+    const std::regex re(flag + R"( [A-Z]+=(\S+))");
+    ASSERT_TRUE(std::regex_search(r.out, m, re)) << flag << "\n" << r.out;
+    const std::string shown = m[1];
+    if (value.is_string()) {
+      EXPECT_EQ(shown, value.get<std::string>()) << flag;
+    } else {
+      EXPECT_EQ(json::parse(shown), value) << flag;
+    }
+  }
+  // The footer lists every key with the struct default.
+  for (const auto& e : config_schema()) {
+    EXPECT_NE(r.out.find("  " + e.key + " = " + e.default_value + "  ("), std::string::npos)
+        << e.key;
+  }
+}
+
+TEST(Cli, ShippedConfigsAreValid) {
+  temp_dir dir;
+  int n = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(source_dir + "/configs")) {
+    if (f.path().extension() != ".json") continue;
+    ++n;
+    auto r = run_tool(bench, {"--config", f.path().string(), "--print-config"}, dir);
+    EXPECT_EQ(r.rc, 0) << f.path() << ": " << r.err;
+  }
+  EXPECT_GE(n, 5);
+}
+
+TEST(Cli, DocsConfigMdHasTheSchemaTable) {
+  temp_dir dir;
+  auto r = run_tool(bench, {"--print-schema"}, dir);
+  ASSERT_EQ(r.rc, 0);
+  EXPECT_EQ(r.out, schema_markdown());
+  const std::string doc = test::read_file(source_dir + "/docs/config.md");
+  EXPECT_NE(doc.find(r.out), std::string::npos)
+      << "docs/config.md is out of date: paste `nvm-block-bench --print-schema` into it";
+}
+
+}  // namespace
+}  // namespace bam
+
+namespace bam {
+namespace {
+
+TEST(Cli, UringRunWritesValidReports) {
+  temp_dir dir;
+  const std::string media = dir / "media.dat";
+  auto r = run_tool(bench,
+                    {"--backend",
+                     "uring",
+                     "--set",
+                     "storage.media.kind=file",
+                     "--media-path",
+                     media,
+                     "--set",
+                     "storage.media.size_bytes=4194304",
+                     "--ios",
+                     "20000",
+                     "--threads",
+                     "2",
+                     "--outstanding",
+                     "8",
+                     "--verify",
+                     "--set",
+                     "uring.gpu_copy=off",
+                     "--report",
+                     dir / "r.json",
+                     "--csv",
+                     dir / "r.csv"},
+                    dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_NE(r.out.find("total: 20000 IOs"), std::string::npos) << r.out;
+  const json doc = json::parse(test::read_file(dir / "r.json"));
+  EXPECT_EQ(doc["jobs"][0]["read"]["total_ios"], 20000u);
+  EXPECT_EQ(doc["jobs"][0]["read"]["clat_ns"]["N"], 20000u);
+  EXPECT_EQ(doc["jobs"][0]["write"]["total_ios"], 0u);
+  EXPECT_EQ(doc["bamkit"]["stats"]["verify_errors"], 0u);
+  EXPECT_EQ(doc["bamkit"]["stats"]["verified_ios"], 20000u);
+  EXPECT_EQ(doc["bamkit"]["config"]["storage"]["backend"], "uring");
+  const std::string csv = test::read_file(dir / "r.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 2);
+
+  // fio's own tool reads it.
+  const std::string script = "/usr/bin/fio_jsonplus_clat2csv";
+  ASSERT_TRUE(std::filesystem::exists(script)) << "install Debian's fio (scripts/setup)";
+  const std::string cmd = script + " " + dir / "r.json" + " " + dir / "lat.csv";
+  ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);
+  EXPECT_EQ(std::system((cmd + " --validate >/dev/null").c_str()), 0);
+
+  // A corrupted media block is caught by --verify: exit 1, the report says so.
+  {
+    std::fstream f(media, std::ios::in | std::ios::out | std::ios::binary);
+    for (std::uint64_t off = 0; off < 4194304; off += 4096) {
+      f.seekp(static_cast<std::streamoff>(off + 100));
+      f.put('\x5a');
+    }
+  }
+  r = run_tool(bench,
+               {"--backend", "uring", "--set", "storage.media.kind=file", "--media-path", media,
+                "--set", "storage.media.size_bytes=4194304", "--ios", "1000", "--verify", "--set",
+                "uring.gpu_copy=off", "--report", dir / "bad.json"},
+               dir);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("verify:"), std::string::npos) << r.err;
+  const json bad = json::parse(test::read_file(dir / "bad.json"));
+  EXPECT_GT(bad["bamkit"]["stats"]["verify_errors"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(bad["jobs"][0]["error"], 1);
+}
+
+}  // namespace
+}  // namespace bam
+
+namespace bam {
+namespace {
+
+TEST(Cli, HostRunWithVerify) {
+  temp_dir dir;
+  auto r =
+      run_tool(bench, {"--backend",    "host",  "--ssds",     "2",
+                       "--pairs",      "2",     "--threads",  "2",
+                       "--op",         "mixed", "--set",      "workload.read_ratio=0.6",
+                       "--io-size",    "16384", "--set",      "storage.media.size_bytes=4194304",
+                       "--ios",        "20000", "--verify",   "--report",
+                       dir / "h.json", "--csv", dir / "h.csv"},
+               dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(test::read_file(dir / "h.json"));
+  const json& job = doc["jobs"][0];
+  const std::uint64_t reads = job["read"]["total_ios"];
+  const std::uint64_t writes = job["write"]["total_ios"];
+  EXPECT_EQ(reads + writes, 20000u);
+  EXPECT_GT(reads, 9000u);  // read_ratio 0.6 of 20000: far from both ends
+  EXPECT_GT(writes, 5000u);
+  EXPECT_EQ(job["read"]["io_bytes"], reads * 16384);
+  EXPECT_EQ(job["read"]["clat_ns"]["N"], reads);
+  const json& stats = doc["bamkit"]["stats"];
+  EXPECT_EQ(stats["verify_errors"], 0u);
+  EXPECT_EQ(stats["verified_ios"], reads);
+  EXPECT_EQ(stats["errors"], 0u);
+  ASSERT_EQ(stats["per_ssd_ios"].size(), 2u);
+  EXPECT_EQ(
+      stats["per_ssd_ios"][0].get<std::uint64_t>() + stats["per_ssd_ios"][1].get<std::uint64_t>(),
+      20000u);
+  ASSERT_EQ(stats["queues"].size(), 4u);  // 2 SSDs x 2 pairs
+  std::uint64_t commands = 0;
+  for (const auto& q : stats["queues"])
+    commands += q["commands"].get<std::uint64_t>();
+  EXPECT_EQ(commands, 20000u);
+  EXPECT_GT(stats["doorbell_writes_per_command"].get<double>(), 0.0);
+  EXPECT_LE(stats["doorbell_writes_per_command"].get<double>(), 2.0);
+  const std::string cmd =
+      "/usr/bin/fio_jsonplus_clat2csv " + (dir / "h.json") + " " + (dir / "l.csv");
+  ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);
+  EXPECT_EQ(std::system((cmd + " --validate >/dev/null").c_str()), 0);
+}
+
+TEST(Cli, UnavailableBackendIsAConfigError) {
+  temp_dir dir;
+  auto r = run_tool(bench,
+                    {"--backend", "nvme", "--set", "storage.device_paths=[\"/dev/x\"]", "--report",
+                     dir / "r.json"},
+                    dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("storage.backend: \"nvme\" is not available"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+}  // namespace
+}  // namespace bam

@@ -1,0 +1,288 @@
+// The shared config schema in-process: defaults, strict parsing (unknown keys, wrong types,
+// ranges) with key-path messages, cross-key validation, capability checks and round trips.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bam/config/config_io.hpp"
+
+namespace bam {
+namespace {
+
+using nlohmann::json;
+
+/// Expects `fn` to throw config_error for `key` with a message containing every `parts`.
+template <class Fn>
+void expect_error(Fn&& fn, const std::string& key, std::initializer_list<std::string> parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "no config_error for " << key;
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.key(), key) << e.what();
+    const std::string what = e.what();
+    EXPECT_EQ(what.rfind(key + ": ", 0), 0u) << what;
+    for (const auto& p : parts)
+      EXPECT_NE(what.find(p), std::string::npos) << what << " / " << p;
+  }
+}
+
+run_config parse_and_validate(const json& j) {
+  run_config c = parse_config(j);
+  validate(c);
+  return c;
+}
+
+TEST(Config, DefaultsAreValidAndDocumented) {
+  const run_config c{};
+  EXPECT_NO_THROW(validate(c));
+  EXPECT_EQ(c.storage.backend, backend_kind::host);
+  EXPECT_EQ(c.workload.threads, 2u);
+  const auto schema = config_schema();
+  ASSERT_FALSE(schema.empty());
+  // Every schema entry's default is what the struct holds.
+  const json j = to_json(c);
+  for (const auto& e : schema) {
+    const json* node = &j;
+    std::string rest = e.key;
+    for (auto dot = rest.find('.'); dot != std::string::npos; dot = rest.find('.')) {
+      node = &node->at(rest.substr(0, dot));
+      rest = rest.substr(dot + 1);
+    }
+    EXPECT_EQ(node->at(rest).dump(), e.default_value) << e.key;
+  }
+}
+
+TEST(Config, RoundTripOfEveryKey) {
+  run_config c{};
+  c.storage.backend = backend_kind::uring;
+  c.storage.ssd_count = 1;
+  c.storage.model = model_spec{"", ssd_model{5, 1, 2, 3, 4, 6.5}};
+  c.storage.media = media_config{media_kind::file, 1 << 20, "/tmp/x"};
+  c.storage.lba_size = 4096;
+  c.storage.device_paths = {"/dev/a", "/dev/b"};
+  c.queues = queues_config{3, 1024};
+  c.cache = cache_config{8192, 1 << 24};
+  c.workload = workload_config{
+      7, 8192, io_pattern::sequential, io_op::mixed, 0.25, 99, 1.5, 16, 1 << 19, 42};
+  c.report = report_config{"a.json", "b.csv", {"json", "csv"}, true};
+  c.uring = uring_config{true, false, "off"};
+  const json j = to_json(c);
+  EXPECT_EQ(parse_config(j), c);
+  // And through text.
+  EXPECT_EQ(parse_config(json::parse(j.dump())), c);
+  // A preset model serialises as its name.
+  run_config d{};
+  d.storage.model = model_spec{"optane-p5800x", std::nullopt};
+  EXPECT_EQ(to_json(d)["storage"]["model"], "optane-p5800x");
+  EXPECT_EQ(parse_config(to_json(d)), d);
+}
+
+TEST(Config, PartialDocumentKeepsBase) {
+  run_config base{};
+  base.workload.threads = 9;
+  const run_config c = parse_config(json{{"queues", {{"depth", 64}}}}, base);
+  EXPECT_EQ(c.workload.threads, 9u);
+  EXPECT_EQ(c.queues.depth, 64u);
+}
+
+TEST(Config, UnknownKeysAreRejected) {
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"thread", 4}}}});
+      },
+      "workload.thread", {"unknown key", "threads"});
+  expect_error(
+      [] {
+        parse_config(json{{"bogus", 1}});
+      },
+      "bogus", {"unknown key", "storage", "workload"});
+  expect_error(
+      [] {
+        parse_config(json{{"storage", {{"media", {{"sizebytes", 1}}}}}});
+      },
+      "storage.media.sizebytes", {"unknown key", "size_bytes"});
+  expect_error(
+      [] {
+        parse_config(json{{"storage", {{"model", {{"latency", 1}}}}}});
+      },
+      "storage.model.latency", {"unknown key", "latency_us"});
+}
+
+TEST(Config, WrongTypesAreRejected) {
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"threads", "4"}}}});
+      },
+      "workload.threads", {"expected an unsigned integer", "string"});
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"threads", 1.5}}}});
+      },
+      "workload.threads", {"expected an unsigned integer"});
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"op", 1}}}});
+      },
+      "workload.op", {"expected a string"});
+  expect_error([] { parse_config(json{{"workload", 3}}); }, "workload", {"expected an object"});
+  expect_error(
+      [] {
+        parse_config(json{{"uring", {{"direct", "yes"}}}});
+      },
+      "uring.direct", {"true or false"});
+  expect_error(
+      [] {
+        parse_config(json{{"storage", {{"device_paths", {1, 2}}}}});
+      },
+      "storage.device_paths", {"array of strings"});
+}
+
+TEST(Config, OutOfRangeValuesNameTheRange) {
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"threads", 0}}}});
+      },
+      "workload.threads", {"0 is out of range", "[1, 16777216]"});
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"threads", -3}}}});
+      },
+      "workload.threads", {"-3 is out of range"});
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"read_ratio", 1.5}}}});
+      },
+      "workload.read_ratio", {"out of range", "[0, 1]"});
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"read_ratio", -0.1}}}});
+      },
+      "workload.read_ratio", {"out of range", "[0, 1]"});
+  expect_error(
+      [] {
+        parse_config(json{{"storage", {{"lba_size", 1024}}}});
+      },
+      "storage.lba_size", {"1024 is not allowed", "512|4096"});
+  expect_error(
+      [] {
+        parse_config(json{{"queues", {{"depth", 1}}}});
+      },
+      "queues.depth", {"[2, 65536]"});
+  expect_error(
+      [] {
+        parse_config(json{{"workload", {{"pattern", "zigzag"}}}});
+      },
+      "workload.pattern", {"random|sequential"});
+  expect_error(
+      [] {
+        parse_config(json{{"report", {{"formats", {"xml"}}}}});
+      },
+      "report.formats", {"\"xml\" is not allowed", "summary|json|csv"});
+}
+
+TEST(Config, CrossKeyValidation) {
+  expect_error(
+      [] {
+        parse_and_validate(json{{"workload", {{"io_size", 1000}}}});
+      },
+      "workload.io_size", {"not a multiple of storage.lba_size (512)"});
+  expect_error(
+      [] {
+        parse_and_validate(
+            json{{"storage", {{"lba_size", 4096}}}, {"workload", {{"io_size", 512}}}});
+      },
+      "workload.io_size", {"not a multiple of storage.lba_size (4096)"});
+  expect_error(
+      [] {
+        parse_and_validate(json{{"storage", {{"media", {{"size_bytes", 1 << 20}}}}},
+                                {"workload", {{"dataset_bytes", 1 << 21}}}});
+      },
+      "workload.dataset_bytes", {"larger than the media", "1048576"});
+  expect_error(
+      [] {
+        parse_and_validate(json{{"storage", {{"media", {{"size_bytes", 8192}}}}},
+                                {"workload", {{"io_size", 16384}}}});
+      },
+      "workload.io_size", {"larger than the dataset"});
+  expect_error(
+      [] {
+        parse_and_validate(json{{"workload", {{"ios", 0}}}});
+      },
+      "workload.ios", {"never stop"});
+  EXPECT_NO_THROW(parse_and_validate(json{{"workload", {{"ios", 0}, {"duration_s", 1}}}}));
+  expect_error(
+      [] {
+        parse_and_validate(json{{"storage", {{"model", "optane"}}}});
+      },
+      "storage.model", {"unknown preset \"optane\"", "optane-p5800x"});
+  expect_error(
+      [] {
+        parse_and_validate(json{{"storage", {{"backend", "nvme"}, {"ssd_count", 2}}}});
+      },
+      "storage.ssd_count", {"above the 0 devices"});
+  expect_error(
+      [] {
+        parse_and_validate(json{{"storage", {{"backend", "uring"}}}});
+      },
+      "storage.media.kind", {"allowed file"});
+  expect_error(
+      [] {
+        parse_and_validate(json{{"storage", {{"media", {{"kind", "file"}}}}}});
+      },
+      "storage.media.path", {"required"});
+  expect_error(
+      [] {
+        parse_and_validate(json{{"cache", {{"line_size", 3000}}}});
+      },
+      "cache.line_size", {"power of two"});
+}
+
+TEST(Config, CapabilitiesOfTheBackend) {
+  run_config c{};
+  backend_caps caps;
+  caps.max_queue_entries = 128;
+  caps.max_ssds = 2;
+  caps.max_pairs_per_ssd = 4;
+  caps.max_transfer_bytes = 131072;
+  caps.media_bytes = 1 << 20;
+  c.queues.depth = 128;
+  c.workload.dataset_bytes = 1 << 20;
+  EXPECT_NO_THROW(validate_against(c, caps));
+  c.queues.depth = 256;
+  expect_error([&] { validate_against(c, caps); }, "queues.depth",
+               {"256", "maximum queue size 128", "[2, 128]"});
+  c.queues.depth = 64;
+  c.storage.ssd_count = 3;
+  expect_error([&] { validate_against(c, caps); }, "storage.ssd_count", {"[1, 2]"});
+  c.storage.ssd_count = 1;
+  c.queues.pairs_per_ssd = 5;
+  expect_error([&] { validate_against(c, caps); }, "queues.pairs_per_ssd", {"[1, 4]"});
+  c.queues.pairs_per_ssd = 1;
+  c.workload.io_size = 262144;
+  expect_error([&] { validate_against(c, caps); }, "workload.io_size", {"131072"});
+  c.workload.io_size = 4096;
+  c.workload.dataset_bytes = 1 << 21;
+  expect_error([&] { validate_against(c, caps); }, "workload.dataset_bytes",
+               {"larger than the media"});
+}
+
+TEST(Config, JsonPathsAndCliValues) {
+  json j = json::object();
+  set_json_path(j, "storage.media.size_bytes", 5);
+  EXPECT_EQ(j["storage"]["media"]["size_bytes"], 5);
+  EXPECT_EQ(parse_cli_value("12"), json(12));
+  EXPECT_EQ(parse_cli_value("true"), json(true));
+  EXPECT_EQ(parse_cli_value("random"), json("random"));
+  EXPECT_EQ(parse_cli_value("[\"a\"]"), json::array({"a"}));
+  EXPECT_EQ(parse_cli_value("{\"latency_us\": 3}")["latency_us"], 3);
+  EXPECT_THROW(set_json_path(j, "a..b", 1), config_error);
+}
+
+TEST(Config, SchemaMarkdownListsEveryKey) {
+  const std::string md = schema_markdown();
+  for (const auto& e : config_schema())
+    EXPECT_NE(md.find("`" + e.key + "`"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace bam

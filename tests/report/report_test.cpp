@@ -1,0 +1,180 @@
+// Report shapes: the fio json+ document (required keys with the right types, percentiles and
+// bins consistent with the histogram), the CSV row, and fio's own fio_jsonplus_clat2csv
+// accepting a produced report.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "bam/config/config_io.hpp"
+#include "bam/report/fio_report.hpp"
+#include "bam/report/percentiles.hpp"
+
+namespace bam {
+namespace {
+
+using nlohmann::json;
+
+struct fixture {
+  run_config cfg{};
+  run_result result{};
+  machine_info machine = collect_machine_info();
+  fixture() {
+    cfg.workload.op = io_op::mixed;
+    result.runtime_ns = 2'000'000'000;  // 2 s
+    for (std::uint64_t i = 1; i <= 1000; ++i)
+      result.read.lat.add(i * 1000);  // 1..1000 us
+    result.read.ios = 1000;
+    result.read.io_bytes = 1000 * 4096;
+    result.read.runtime_ns = result.runtime_ns;
+    for (std::uint64_t i = 0; i < 10; ++i)
+      result.write.lat.add(50'000 + i);
+    result.write.ios = 10;
+    result.write.io_bytes = 10 * 4096;
+    result.write.runtime_ns = result.runtime_ns;
+    result.per_ssd_ios = {1010};
+    result.tool_stats["queues"] = {{"doorbell_writes_per_command", 0.5}};
+  }
+  report_inputs inputs() const { return {"test-tool", &cfg, &result, &machine, nullptr}; }
+};
+
+void expect_latency_object(const json& o, bool with_bins) {
+  for (const char* k : {"min", "max", "N"}) {
+    ASSERT_TRUE(o.contains(k)) << k;
+    EXPECT_TRUE(o[k].is_number_unsigned()) << k;
+  }
+  for (const char* k : {"mean", "stddev"}) {
+    ASSERT_TRUE(o.contains(k)) << k;
+    EXPECT_TRUE(o[k].is_number()) << k;
+  }
+  if (!with_bins) return;
+  ASSERT_TRUE(o["percentile"].is_object());
+  for (double p : default_percentiles()) {
+    EXPECT_TRUE(o["percentile"][percentile_key(p)].is_number_unsigned()) << p;
+  }
+  ASSERT_TRUE(o["bins"].is_object());
+  std::uint64_t n = 0;
+  for (const auto& [k, v] : o["bins"].items()) {
+    EXPECT_EQ(std::to_string(std::stoull(k)), k);  // plain decimal keys
+    n += v.get<std::uint64_t>();
+  }
+  EXPECT_EQ(n, o["N"].get<std::uint64_t>());
+}
+
+TEST(FioReport, RequiredKeysAndTypes) {
+  fixture f;
+  const json doc = fio_jsonplus(f.inputs());
+  EXPECT_EQ(doc["fio version"].get<std::string>().rfind("bamkit-", 0), 0u);
+  EXPECT_TRUE(doc["timestamp"].is_number_unsigned());
+  ASSERT_TRUE(doc["jobs"].is_array());
+  ASSERT_EQ(doc["jobs"].size(), 1u);
+  const json& job = doc["jobs"][0];
+  EXPECT_EQ(job["jobname"], "test-tool");
+  EXPECT_EQ(job["groupid"], 0);
+  EXPECT_EQ(job["error"], 0);
+  ASSERT_TRUE(job["job options"].is_object());
+  EXPECT_EQ(job["job options"]["rw"], "randrw");
+  EXPECT_EQ(job["job options"]["bs"], "4096");
+  for (const char* dir : {"read", "write", "trim"}) {
+    SCOPED_TRACE(dir);
+    const json& d = job[dir];
+    for (const char* k : {"io_bytes", "io_kbytes", "bw_bytes", "bw", "runtime", "total_ios",
+                          "short_ios", "drop_ios"}) {
+      ASSERT_TRUE(d.contains(k)) << k;
+      EXPECT_TRUE(d[k].is_number_unsigned()) << k;
+    }
+    EXPECT_TRUE(d["iops"].is_number());
+    expect_latency_object(d["slat_ns"], false);
+    const bool has = std::string(dir) != "trim";
+    expect_latency_object(d["clat_ns"], has);
+    expect_latency_object(d["lat_ns"], has);
+  }
+  const json& rd = job["read"];
+  EXPECT_EQ(rd["io_bytes"], 4096000u);
+  EXPECT_EQ(rd["io_kbytes"], 4000u);
+  EXPECT_EQ(rd["bw_bytes"], 2048000u);  // 4096000 B over 2 s
+  EXPECT_EQ(rd["bw"], 2000u);           // KiB/s
+  EXPECT_DOUBLE_EQ(rd["iops"].get<double>(), 500.0);
+  EXPECT_EQ(rd["runtime"], 2000u);  // ms
+  EXPECT_EQ(rd["total_ios"], 1000u);
+  EXPECT_EQ(rd["clat_ns"]["min"], 1000u);
+  EXPECT_EQ(rd["clat_ns"]["max"], 1000000u);
+  EXPECT_DOUBLE_EQ(rd["clat_ns"]["mean"].get<double>(), 500500.0);
+  EXPECT_EQ(rd["clat_ns"]["N"], 1000u);
+  EXPECT_EQ(rd["clat_ns"]["percentile"]["50.000000"],
+            latency_histogram::bucket_value(latency_histogram::bucket_of(500'000)));
+  EXPECT_EQ(job["trim"]["clat_ns"]["N"], 0u);
+  EXPECT_FALSE(job["trim"]["clat_ns"].contains("bins"));
+
+  const json& b = doc["bamkit"];
+  EXPECT_EQ(parse_config(b["config"]), f.cfg);
+  for (const char* k :
+       {"cpu", "cores", "gpu", "driver", "cuda", "git_commit", "hostname", "date"}) {
+    EXPECT_TRUE(b["machine"].contains(k)) << k;
+  }
+  EXPECT_EQ(b["stats"]["per_ssd_ios"], json::array({1010}));
+  EXPECT_EQ(b["stats"]["queues"]["doorbell_writes_per_command"], 0.5);
+  EXPECT_FALSE(b.contains("ceilings"));
+}
+
+TEST(FioReport, CsvRowMatchesHeader) {
+  fixture f;
+  const std::string header = csv_header();
+  const std::string row = csv_row(f.inputs());
+  auto count = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
+  EXPECT_EQ(count(header), count(row));
+  EXPECT_EQ(row.rfind("test-tool,host,ideal,1,1,256,2,4,4096,mixed,random,1010,2.000000,505.0,", 0),
+            0u)
+      << row;
+}
+
+TEST(FioReport, CsvAppendsRowsUnderOneHeader) {
+  fixture f;
+  const auto path = std::filesystem::temp_directory_path() / "bamkit-report-test.csv";
+  std::filesystem::remove(path);
+  append_csv(path.string(), f.inputs());
+  append_csv(path.string(), f.inputs());
+  std::ifstream in(path);
+  std::string line;
+  int lines = 0;
+  int headers = 0;
+  while (std::getline(in, line)) {
+    ++lines;
+    headers += line == csv_header();
+  }
+  EXPECT_EQ(lines, 3);
+  EXPECT_EQ(headers, 1);
+  std::filesystem::remove(path);
+}
+
+int run(const std::string& cmd) {
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(FioReport, FioJsonplusClat2csvValidates) {
+  const std::string script = "/usr/bin/fio_jsonplus_clat2csv";
+  ASSERT_TRUE(std::filesystem::exists(script)) << "install Debian's fio (scripts/setup)";
+  fixture f;
+  const auto dir = std::filesystem::temp_directory_path() / "bamkit-fio-validate";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string report = (dir / "report.json").string();
+  write_json_file(report, fio_jsonplus(f.inputs()));
+  const std::string stub = (dir / "lat.csv").string();
+  ASSERT_EQ(run(script + " " + report + " " + stub + " > /dev/null"), 0);
+  ASSERT_TRUE(std::filesystem::exists(dir / "lat_job0.csv"));
+  EXPECT_EQ(run(script + " " + report + " " + stub + " --validate > " + (dir / "out").string()), 0);
+  std::ifstream out(dir / "out");
+  std::string line;
+  std::getline(out, line);
+  EXPECT_NE(line.find("validated"), std::string::npos) << line;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace bam

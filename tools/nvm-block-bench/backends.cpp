@@ -1,0 +1,45 @@
+// Backend selection of nvm-block-bench.
+#include "backends.hpp"
+
+#include <vector>
+
+#if BAM_HAVE_URING
+#include "uring_backend.hpp"
+#endif
+#if BAM_HAVE_HOST_BACKEND
+#include "host_backend.hpp"
+#endif
+
+namespace bam::tools {
+
+std::unique_ptr<backend> make_backend(backend_kind kind) {
+  switch (kind) {
+    case backend_kind::host:
+#if BAM_HAVE_HOST_BACKEND
+      return std::make_unique<host_backend>();
+#else
+      return nullptr;
+#endif
+    case backend_kind::uring:
+#if BAM_HAVE_URING
+      return std::make_unique<uring_backend>();
+#else
+      return nullptr;
+#endif
+    case backend_kind::emulated:
+    case backend_kind::nvme:
+      return nullptr;
+  }
+  return nullptr;
+}
+
+std::string available_backends() {
+  std::string out;
+  for (backend_kind k :
+       {backend_kind::emulated, backend_kind::nvme, backend_kind::host, backend_kind::uring}) {
+    if (make_backend(k)) out += (out.empty() ? "" : "|") + std::string(to_string(k));
+  }
+  return out;
+}
+
+}  // namespace bam::tools

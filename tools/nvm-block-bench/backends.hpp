@@ -1,0 +1,16 @@
+// backends.hpp: which backends this build of nvm-block-bench has. The GPU backends (emulated
+// SSDs on the GPU) plug in here through bam::backend.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "bam/bench/backend.hpp"
+
+namespace bam::tools {
+
+/// The backend for `kind`, or nullptr when this build has none.
+std::unique_ptr<backend> make_backend(backend_kind kind);
+/// "host|uring"-style list of the available kinds.
+std::string available_backends();
+
+}  // namespace bam::tools

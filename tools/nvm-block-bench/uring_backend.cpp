@@ -1,0 +1,330 @@
+// The io_uring CPU-orchestrated baseline.
+#include "uring_backend.hpp"
+
+#include <fcntl.h>
+#include <liburing.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "bam/bench/ceilings.hpp"
+#include "bam/bench/data_pattern.hpp"
+#include "bam/bench/workload.hpp"
+#include "gpu_staging.hpp"
+
+namespace bam::tools {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch())
+          .count());
+}
+
+[[noreturn]] void fail(const std::string& what, int err) {
+  throw std::runtime_error(fmt::format("{}: {}", what, std::strerror(err)));
+}
+
+/// Makes `path` at least `bytes` long, the new part filled with the data pattern.
+bool prepare_file(const std::string& path, std::uint64_t bytes) {
+  struct stat st {};
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  const std::uint64_t have = exists ? static_cast<std::uint64_t>(st.st_size) : 0;
+  if (have >= bytes) return false;
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
+  if (fd < 0) fail(fmt::format("cannot create media file '{}'", path), errno);
+  const std::uint64_t chunk = 1 << 20;
+  std::vector<std::uint8_t> buf(chunk);
+  std::uint64_t off = have / file_pattern_block * file_pattern_block;
+  while (off < bytes) {
+    const std::uint64_t n = std::min(chunk, bytes - off);
+    fill_pattern(buf.data(), file_pattern_block, pattern_seed, 0, off / file_pattern_block,
+                 n / file_pattern_block);
+    if (::pwrite(fd, buf.data(), n, static_cast<off_t>(off)) != static_cast<ssize_t>(n)) {
+      const int e = errno;
+      ::close(fd);
+      fail(fmt::format("cannot write media file '{}'", path), e);
+    }
+    off += n;
+  }
+  ::close(fd);
+  return true;
+}
+
+/// Reads [0, bytes) once so that buffered reads are served from the page cache.
+void warm_page_cache(int fd, std::uint64_t bytes) {
+  ::posix_fadvise(fd, 0, static_cast<off_t>(bytes), POSIX_FADV_WILLNEED);
+  std::vector<std::uint8_t> buf(1 << 20);
+  for (std::uint64_t off = 0; off < bytes; off += buf.size()) {
+    if (::pread(fd, buf.data(), buf.size(), static_cast<off_t>(off)) <= 0) break;
+  }
+}
+
+struct thread_result {
+  direction_result read;
+  std::uint64_t start_ns = 0;
+  std::uint64_t end_ns = 0;
+  std::uint64_t errors = 0;
+  std::uint64_t verify_errors = 0;
+  std::uint64_t verified = 0;
+  std::string error;
+};
+
+}  // namespace
+
+uring_backend::~uring_backend() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void uring_backend::open(const run_config& c) {
+  const std::string& path = c.storage.media.path;
+  created_ = prepare_file(path, c.storage.media.size_bytes);
+  const int flags = O_RDONLY | (c.uring.direct ? O_DIRECT : 0);
+  fd_ = ::open(path.c_str(), flags);
+  if (fd_ < 0 && c.uring.direct && errno == EINVAL) {
+    throw config_error("uring.direct",
+                       fmt::format("true, but the file system of '{}' does not support "
+                                   "O_DIRECT, allowed false",
+                                   path));
+  }
+  if (fd_ < 0) fail(fmt::format("cannot open media file '{}'", path), errno);
+  struct stat st {};
+  if (::fstat(fd_, &st) != 0) fail("fstat", errno);
+  file_bytes_ = static_cast<std::uint64_t>(st.st_size);
+
+  const bool gpu = gpu_staging::available();
+  if (c.uring.gpu_copy == "on" && !gpu) {
+    throw config_error("uring.gpu_copy",
+                       "\"on\", but no GPU is usable (or this build has no CUDA), allowed "
+                       "auto|off");
+  }
+  gpu_copy_ = c.uring.gpu_copy == "on" || (c.uring.gpu_copy == "auto" && gpu);
+  if (c.uring.direct && (c.workload.io_size % 4096 != 0)) {
+    throw config_error(
+        "workload.io_size",
+        fmt::format("{} with uring.direct: O_DIRECT needs multiples of 4096", c.workload.io_size));
+  }
+  if (!c.uring.direct) warm_page_cache(fd_, c.dataset());
+}
+
+backend_caps uring_backend::capabilities() const {
+  backend_caps caps;
+  caps.max_ssds = 1;
+  caps.media_bytes = file_bytes_;
+  caps.max_threads = 4096;
+  return caps;
+}
+
+run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
+  const workload_config& w = c.workload;
+  workload_params params;
+  params.threads = w.threads;
+  params.ssd_count = 1;
+  params.io_size = w.io_size;
+  params.dataset = c.dataset();
+  params.sequential = w.pattern == io_pattern::sequential;
+  params.op = 0;
+  params.seed = w.seed;
+
+  std::atomic<std::uint64_t> claimed{0};
+  const std::uint64_t limit = w.ios;
+  std::atomic<std::uint64_t> deadline_ns{0};
+  std::atomic<std::uint32_t> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<thread_result> results(w.threads);
+
+  auto claim = [&]() -> bool {
+    if (limit != 0 && claimed.fetch_add(1, std::memory_order_relaxed) >= limit) return false;
+    const std::uint64_t d = deadline_ns.load(std::memory_order_relaxed);
+    return d == 0 || now_ns() < d;
+  };
+
+  auto body = [&](std::uint32_t t) {
+    thread_result& res = results[t];
+    const std::uint32_t depth = w.outstanding;
+    try {
+      io_uring ring{};
+      if (int e = io_uring_queue_init(depth, &ring, 0); e < 0) fail("io_uring_queue_init", -e);
+      std::unique_ptr<io_uring, void (*)(io_uring*)> ring_guard(&ring, io_uring_queue_exit);
+      gpu_staging staging(depth, w.io_size, gpu_copy_);
+      if (c.uring.registered_buffers) {
+        std::vector<iovec> iov(depth);
+        for (std::uint32_t s = 0; s < depth; ++s)
+          iov[s] = iovec{staging.slot(s), w.io_size};
+        if (int e = io_uring_register_buffers(&ring, iov.data(), depth); e < 0) {
+          fail("io_uring_register_buffers", -e);
+        }
+      }
+      io_stream stream(params, t);
+      std::uint64_t next_index = 0;
+      std::vector<std::uint64_t> submit_ns(depth, 0);
+      std::vector<std::uint64_t> offsets(depth, 0);
+      std::vector<std::uint32_t> copying;
+      std::uint32_t inflight = 0;
+
+      auto issue = [&](std::uint32_t s) -> bool {
+        if (!claim()) return false;
+        const io_request r = stream.next(next_index++);
+        offsets[s] = r.offset;
+        io_uring_sqe* sqe = io_uring_get_sqe(&ring);
+        if (c.uring.registered_buffers) {
+          io_uring_prep_read_fixed(sqe, fd_, staging.slot(s), static_cast<unsigned>(w.io_size),
+                                   r.offset, static_cast<int>(s));
+        } else {
+          io_uring_prep_read(sqe, fd_, staging.slot(s), static_cast<unsigned>(w.io_size), r.offset);
+        }
+        io_uring_sqe_set_data64(sqe, s);
+        submit_ns[s] = now_ns();
+        ++inflight;
+        return true;
+      };
+      auto complete = [&](std::uint32_t s) {
+        const std::uint64_t end = now_ns();
+        res.read.lat.add(end - submit_ns[s]);
+        ++res.read.ios;
+        res.read.io_bytes += w.io_size;
+        res.end_ns = end;
+        if (hooks.ios_done) hooks.ios_done->fetch_add(1, std::memory_order_relaxed);
+      };
+
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire))
+        std::this_thread::yield();
+      res.start_ns = now_ns();
+      res.end_ns = res.start_ns;
+      for (std::uint32_t s = 0; s < depth; ++s) {
+        if (!issue(s)) break;
+      }
+      io_uring_submit(&ring);
+
+      while (inflight > 0) {
+        bool resubmit = false;
+        // Slots whose GPU copy finished complete now and are reused.
+        for (std::size_t k = 0; k < copying.size();) {
+          const std::uint32_t s = copying[k];
+          if (!staging.copy_done(s)) {
+            ++k;
+            continue;
+          }
+          copying[k] = copying.back();
+          copying.pop_back();
+          --inflight;
+          complete(s);
+          resubmit |= issue(s);
+        }
+        io_uring_cqe* cqe = nullptr;
+        int e = copying.empty() ? io_uring_wait_cqe(&ring, &cqe) : io_uring_peek_cqe(&ring, &cqe);
+        if (e == -EAGAIN || e == -EINTR || (e == 0 && cqe == nullptr)) {
+          if (resubmit) io_uring_submit(&ring);
+          continue;
+        }
+        if (e < 0) fail("io_uring_wait_cqe", -e);
+        unsigned head = 0;
+        unsigned seen = 0;
+        io_uring_for_each_cqe(&ring, head, cqe) {
+          ++seen;
+          const auto s = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
+          const int r = cqe->res;
+          if (r < 0) {
+            ++res.errors;
+            ++res.read.drop_ios;
+            if (res.error.empty()) res.error = fmt::format("read failed: {}", std::strerror(-r));
+            --inflight;
+            continue;
+          }
+          if (static_cast<std::uint64_t>(r) < w.io_size) ++res.read.short_ios;
+          if (hooks.verify) {
+            res.verify_errors += check_pattern(staging.slot(s), file_pattern_block, pattern_seed, 0,
+                                               offsets[s] / file_pattern_block,
+                                               static_cast<std::uint64_t>(r) / file_pattern_block);
+            ++res.verified;
+          }
+          if (staging.copying()) {
+            staging.start_copy(s, static_cast<std::size_t>(r));
+            copying.push_back(s);
+          } else {
+            --inflight;
+            complete(s);
+            resubmit |= issue(s);
+          }
+        }
+        io_uring_cq_advance(&ring, seen);
+        if (resubmit) io_uring_submit(&ring);
+      }
+    } catch (const std::exception& e) {
+      res.error = e.what();
+      ready.fetch_add(1);  // harmless if already counted: main waits for >= threads
+    }
+  };
+
+  std::vector<std::thread> pool;
+  for (std::uint32_t t = 0; t < w.threads; ++t)
+    pool.emplace_back(body, t);
+  while (ready.load() < w.threads)
+    std::this_thread::yield();
+  if (w.duration_s > 0) {
+    deadline_ns = now_ns() + static_cast<std::uint64_t>(w.duration_s * 1e9);
+  }
+  go.store(true, std::memory_order_release);
+  for (auto& th : pool)
+    th.join();
+
+  run_result out;
+  std::uint64_t start = ~std::uint64_t{0};
+  std::uint64_t end = 0;
+  std::uint64_t verify_errors = 0;
+  std::uint64_t verified = 0;
+  for (const thread_result& r : results) {
+    out.read.merge(r.read);
+    out.errors += r.errors;
+    verify_errors += r.verify_errors;
+    verified += r.verified;
+    if (r.start_ns != 0) start = std::min(start, r.start_ns);
+    end = std::max(end, r.end_ns);
+    if (out.error.empty() && !r.error.empty()) out.error = r.error;
+  }
+  out.runtime_ns = end > start ? end - start : 0;
+  out.read.runtime_ns = out.runtime_ns;
+  out.per_ssd_ios = {out.read.ios};
+  out.tool_stats["uring"] = {
+      {"direct", c.uring.direct}, {"registered_buffers", c.uring.registered_buffers},
+      {"gpu_copy", gpu_copy_},    {"page_cache", !c.uring.direct},
+      {"file_created", created_}, {"file_bytes", file_bytes_}};
+  if (hooks.verify) {
+    out.tool_stats["verified_ios"] = verified;
+    out.tool_stats["verify_errors"] = verify_errors;
+    if (verify_errors != 0 && out.error.empty()) {
+      out.error = fmt::format("verify: {} blocks differ from the data pattern", verify_errors);
+    }
+  }
+  return out;
+}
+
+nlohmann::json uring_backend::measure_ceilings(const run_config& c) {
+  nlohmann::json j = nlohmann::json::object();
+  const std::uint64_t bytes = c.dataset();
+  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd_, 0);
+  if (map != MAP_FAILED) {
+    j["page_cache_random_read"] =
+        measure_memory_random_read(map, bytes, c.workload.io_size, c.workload.threads, 0.5);
+    ::munmap(map, bytes);
+  }
+  const double h2d = gpu_staging::measure_h2d_bandwidth(std::size_t{64} << 20);
+  j["h2d_copy_bytes_per_s"] = h2d;
+  return j;
+}
+
+}  // namespace bam::tools
