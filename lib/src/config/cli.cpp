@@ -59,7 +59,9 @@ config_cli::config_cli(CLI::App& app)
   flags_.push_back(friendly{mc, "report.measure_ceilings",
                             [this] { return nlohmann::json(measure_ceilings_); }});
   // The model flag takes a preset name or a JSON object.
-  flags_[2].value = [this] { return parse_cli_value(model_); };
+  for (friendly& f : flags_) {
+    if (f.key == "storage.model") f.value = [this] { return parse_cli_value(model_); };
+  }
   app.add_flag("--print-config", print_config_, "print the effective config as JSON and exit");
   app.add_flag("--print-schema", print_schema_,
                "print the config schema (keys, defaults, ranges) as Markdown and exit");
