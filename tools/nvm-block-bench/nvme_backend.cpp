@@ -23,6 +23,12 @@ void nvme_backend::open(const run_config& c) {
                                    paths.size(), c.storage.ssd_count));
   }
   check_outstanding_fits(c);
+  if (std::uint64_t{c.workload.threads} * c.workload.outstanding > 4096) {
+    throw config_error("workload.outstanding",
+                       fmt::format("{} x {} threads is above the 4096 I/O threads of backend "
+                                   "\"nvme\" (one per I/O in flight)",
+                                   c.workload.outstanding, c.workload.threads));
+  }
   for (const std::string& p : paths) {
     driver_options d;
     d.io_queue_pairs = c.queues.pairs_per_ssd;
@@ -63,7 +69,14 @@ run_result nvme_backend::run(const run_config& c, const run_hooks& hooks) {
   std::vector<queue_ssd> ssds;
   for (auto& s : ssds_)
     ssds.push_back({&s->driver(), &s->data_allocator()});
-  run_result out = run_queue_workload<mmio_doorbell>(c, hooks, ssds);
+  // A BaM queue's wait() returns only once the CQ head has passed the caller's entry, so one
+  // thread that holds several commands on a queue and waits for them oldest first deadlocks when
+  // the controller completes them out of order (QEMU's does; real SSDs may). Each of the
+  // threads x outstanding I/Os in flight therefore gets its own thread with one command.
+  run_config one_each = c;
+  one_each.workload.threads = c.workload.threads * c.workload.outstanding;
+  one_each.workload.outstanding = 1;
+  run_result out = run_queue_workload<mmio_doorbell>(one_each, hooks, ssds);
   nlohmann::json devices = nlohmann::json::array();
   for (std::size_t i = 0; i < ssds_.size(); ++i) {
     const controller_info& info = ssds_[i]->info();
@@ -73,6 +86,7 @@ run_result nvme_backend::run(const run_config& c, const run_hooks& hooks) {
                        {"namespace_lbas", info.namespace_lbas}});
   }
   out.tool_stats["devices"] = devices;
+  out.tool_stats["io_threads"] = one_each.workload.threads;
   return out;
 }
 

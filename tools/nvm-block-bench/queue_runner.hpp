@@ -19,7 +19,9 @@ struct queue_ssd {
 /// Runs `c`'s workload on `ssds` (c.storage.ssd_count of them): pairs_per_ssd queue pairs of
 /// c.queues.depth entries per SSD, thread t on pair t % pairs_per_ssd of every SSD, each thread
 /// keeping workload.outstanding I/Os in flight in DMA memory of its own per SSD. Doorbell is
-/// memory_doorbell for emulated controllers and mmio_doorbell for real ones. tool_stats gets
+/// memory_doorbell for emulated controllers and mmio_doorbell for real ones. A thread waits for
+/// its I/Os oldest first: with outstanding > 1 this needs a controller that completes each
+/// queue's commands in order (the host emulated one does; see nvme_backend.cpp). tool_stats gets
 /// "queues", "doorbell_writes_per_command" and, with hooks.verify, the verify counts.
 template <class Doorbell>
 run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
