@@ -75,7 +75,10 @@ INSTANTIATE_TEST_SUITE_P(
                    "workload.dataset_bytes=2097152"},
                   "workload.dataset_bytes",
                   "larger than the media"},
-        bad_input{{"--backend", "nvme", "--ssds", "2"}, "storage.ssd_count", "above the 0 devices"},
+        bad_input{{"--backend", "nvme", "--ssds", "2"}, "storage.device_paths", "0 device file(s)"},
+        bad_input{{"--backend", "nvme", "--set", "storage.device_paths=[\"/dev/a\",\"/dev/b\"]"},
+                  "storage.device_paths",
+                  "2 device file(s) for storage.ssd_count = 1"},
         bad_input{with_uring({"--ssds", "2"}), "storage.ssd_count", "[1, 1]"},
         bad_input{with_uring({"--op", "write"}), "workload.op", "allowed read"},
         bad_input{with_uring({"--set", "workload.dataset_bytes=2097152"}), "workload.dataset_bytes",
@@ -319,12 +322,25 @@ TEST(Cli, HostRunWithVerify) {
 
 TEST(Cli, UnavailableBackendIsAConfigError) {
   temp_dir dir;
-  auto r = run_tool(bench,
-                    {"--backend", "nvme", "--set", "storage.device_paths=[\"/dev/x\"]", "--report",
-                     dir / "r.json"},
-                    dir);
+  auto r = run_tool(bench, {"--backend", "emulated", "--report", dir / "r.json"}, dir);
+  if (r.err.find("is not available") == std::string::npos) {
+    GTEST_SKIP() << "this build has backend emulated";
+  }
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find("storage.backend: \"nvme\" is not available"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("storage.backend: \"emulated\" is not available"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+TEST(Cli, NvmeBackendReportsADeviceItCannotOpen) {
+  temp_dir dir;
+  const std::string missing = dir / "bamkit-nvme-missing";
+  auto r = run_tool(bench,
+                    {"--backend", "nvme", "--set", "storage.device_paths=[\"" + missing + "\"]",
+                     "--report", dir / "r.json"},
+                    dir);
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_NE(r.err.find("cannot open backend: open " + missing), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
 }
 

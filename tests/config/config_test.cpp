@@ -219,7 +219,7 @@ TEST(Config, CrossKeyValidation) {
       [] {
         parse_and_validate(json{{"storage", {{"backend", "nvme"}, {"ssd_count", 2}}}});
       },
-      "storage.ssd_count", {"above the 0 devices"});
+      "storage.device_paths", {"0 device file(s) for storage.ssd_count = 2"});
   expect_error(
       [] {
         parse_and_validate(json{{"storage", {{"backend", "uring"}}}});

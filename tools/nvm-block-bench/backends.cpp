@@ -9,6 +9,9 @@
 #if BAM_HAVE_HOST_BACKEND
 #include "host_backend.hpp"
 #endif
+#if BAM_HAVE_NVME_BACKEND
+#include "nvme_backend.hpp"
+#endif
 
 namespace bam::tools {
 
@@ -26,8 +29,13 @@ std::unique_ptr<backend> make_backend(backend_kind kind) {
 #else
       return nullptr;
 #endif
-    case backend_kind::emulated:
     case backend_kind::nvme:
+#if BAM_HAVE_NVME_BACKEND
+      return std::make_unique<nvme_backend>();
+#else
+      return nullptr;
+#endif
+    case backend_kind::emulated:
       return nullptr;
   }
   return nullptr;

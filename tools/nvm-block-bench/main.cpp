@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
   }
 
   bam::gpu_info gpu;
-#if BAM_HAVE_CUDA
+#if BAM_HAVE_CUDA && !BAM_NO_GPU_INFO  // the static build for the QEMU guest has no CUDA runtime
   gpu = bam::query_gpu_info();
 #endif
   const bam::machine_info machine = bam::collect_machine_info(gpu);

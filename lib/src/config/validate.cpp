@@ -53,11 +53,11 @@ void validate(const run_config& c) {
       }
       break;
     case backend_kind::nvme:
-      if (s.ssd_count > s.device_paths.size()) {
-        throw config_error("storage.ssd_count",
-                           fmt::format("{} is above the {} devices in storage.device_paths, "
-                                       "allowed [1, {}]",
-                                       s.ssd_count, s.device_paths.size(), s.device_paths.size()));
+      if (s.ssd_count != s.device_paths.size()) {
+        throw config_error("storage.device_paths",
+                           fmt::format("{} device file(s) for storage.ssd_count = {}: backend "
+                                       "\"nvme\" needs exactly one per SSD",
+                                       s.device_paths.size(), s.ssd_count));
       }
       break;
     case backend_kind::emulated:

@@ -1,7 +1,6 @@
 // raw_nvme.hpp: test support for the QEMU guest test: a plain single-threaded NVMe I/O queue
-// written straight against the wire format (bam/nvme/spec.hpp), which keeps a ring exactly full
-// at any depth (what the depth sweep needs; bamkit's BaM queue pair serves one command per
-// thread). Created in the controller with admin commands of the controller driver.
+// on the wire format, kept exactly full at any depth for the depth sweep (the BaM queue pair
+// serves one command per thread); created in the controller through the driver's admin queue.
 #pragma once
 #include <chrono>
 #include <cstdint>

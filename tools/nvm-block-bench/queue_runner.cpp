@@ -1,0 +1,344 @@
+// The workload loop of nvm-block-bench's queue-pair backends (host and nvme).
+#include "queue_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <deque>
+#include <functional>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "bam/bench/data_pattern.hpp"
+#include "bam/bench/workload.hpp"
+#include "bam/nvme/commands.hpp"
+#include "bam/nvme/names.hpp"
+#include "bam/nvme/prp.hpp"
+#include "bam/queue/doorbell.hpp"
+
+namespace bam::tools {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+std::uint64_t now_ns() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch())
+          .count());
+}
+
+constexpr std::uint32_t page_log2 = 12;
+constexpr std::uint64_t page_size = 1u << page_log2;
+/// DMA memory of one thread for one SSD: data slots and one PRP list page per slot, from that
+/// SSD's allocator (so its bus addresses are the ones that controller uses, IOMMU or not).
+class slot_memory {
+ public:
+  slot_memory(dma_allocator& alloc, std::uint32_t slots, std::uint64_t slot_bytes)
+      : slot_bytes_((slot_bytes + page_size - 1) / page_size * page_size),
+        data_(alloc, slots * slot_bytes_),
+        lists_(alloc, slots * page_size) {}
+
+  std::uint8_t* slot(std::uint32_t s) const { return data_.as<std::uint8_t>() + s * slot_bytes_; }
+
+  /// PRPs for `bytes` of slot `s` (one list page per slot: transfers up to 2 MiB).
+  nvme::prp_pair prps(std::uint32_t s, std::uint64_t bytes) const {
+    const std::uint64_t base = s * slot_bytes_;
+    nvme::prp_pair out;
+    const nvme::status st = nvme::build_prps(
+        bytes, page_log2, [&](std::uint64_t off) { return data_.bus_address(base + off); },
+        [&](std::uint32_t) {
+          return nvme::prp_list_page{lists_.as<std::uint64_t>() + s * (page_size / 8),
+                                     lists_.bus_address(s * page_size)};
+        },
+        out);
+    if (!st.ok()) throw std::runtime_error("PRP build failed");
+    return out;
+  }
+
+ private:
+  std::uint64_t slot_bytes_;
+  dma_buffer data_;
+  dma_buffer lists_;
+};
+
+struct thread_result {
+  direction_result read, write;
+  std::vector<std::uint64_t> per_ssd;
+  std::uint64_t start_ns = 0, end_ns = 0;
+  std::uint64_t errors = 0, verify_errors = 0, verified = 0;
+  std::string error;
+};
+
+/// One phase (fill or measured run) of all threads.
+struct phase {
+  std::uint32_t threads = 1;
+  std::uint32_t outstanding = 1;
+  std::uint64_t io_size = 0;
+  std::uint32_t lba_size = 512;
+  std::uint32_t ssd_count = 1;
+  std::uint64_t limit = 0;  ///< I/Os over all threads; 0 = none
+  double duration_s = 0;    ///< 0 = none
+  bool verify = false;
+  std::atomic<std::uint64_t>* progress = nullptr;
+  /// next(thread, ticket, per-thread index) -> request
+  std::function<io_request(std::uint32_t, std::uint64_t, std::uint64_t, io_stream&)> next;
+  workload_params params;
+};
+
+/// Runs one phase on all threads; returns per-thread results.
+template <class Doorbell>
+std::vector<thread_result> run_phase(
+    const phase& ph, const std::vector<std::vector<queue_pair_ref<Doorbell>>>& queues,
+    const std::vector<queue_ssd>& ssds, std::uint32_t pairs_per_ssd) {
+  std::atomic<std::uint64_t> tickets{0};
+  std::atomic<std::uint64_t> deadline{0};
+  std::atomic<std::uint32_t> ready{0};
+  std::atomic<bool> go{false};
+  std::vector<thread_result> results(ph.threads);
+
+  auto body = [&](std::uint32_t t) {
+    thread_result& res = results[t];
+    res.per_ssd.assign(ph.ssd_count, 0);
+    try {
+      std::vector<slot_memory> mem;
+      mem.reserve(ssds.size());
+      for (const queue_ssd& s : ssds)
+        mem.emplace_back(*s.data_allocator, ph.outstanding, ph.io_size);
+      io_stream stream(ph.params, t);
+      std::uint64_t index = 0;
+      const auto nlb = static_cast<std::uint32_t>(ph.io_size / ph.lba_size);
+      struct slot_state {
+        io_request req;
+        std::uint16_t cid = 0;
+        std::uint64_t submit_ns = 0;
+        queue_pair_ref<Doorbell> q;
+      };
+      std::vector<slot_state> slots(ph.outstanding);
+      std::deque<std::uint32_t> fifo;
+
+      auto issue = [&](std::uint32_t s) -> bool {
+        std::uint64_t ticket = 0;
+        if (ph.limit != 0) {
+          ticket = tickets.fetch_add(1, std::memory_order_relaxed);
+          if (ticket >= ph.limit) return false;
+        }
+        const std::uint64_t d = deadline.load(std::memory_order_relaxed);
+        if (d != 0 && now_ns() >= d) return false;
+        slot_state& st = slots[s];
+        st.req = ph.next(t, ticket, index++, stream);
+        const std::uint64_t slba = st.req.offset / ph.lba_size;
+        if (!st.req.read) {
+          fill_pattern(mem[st.req.ssd].slot(s), ph.lba_size, pattern_seed, st.req.ssd, slba, nlb);
+        }
+        const nvme::prp_pair prp = mem[st.req.ssd].prps(s, ph.io_size);
+        nvme::command cmd =
+            st.req.read ? nvme::read(1, slba, nlb, prp) : nvme::write(1, slba, nlb, prp);
+        st.q = queues[st.req.ssd][t % pairs_per_ssd];
+        st.submit_ns = now_ns();
+        st.cid = st.q.submit(cmd);
+        fifo.push_back(s);
+        return true;
+      };
+
+      ready.fetch_add(1);
+      while (!go.load(std::memory_order_acquire))
+        std::this_thread::yield();
+      res.start_ns = now_ns();
+      res.end_ns = res.start_ns;
+      for (std::uint32_t s = 0; s < ph.outstanding; ++s) {
+        if (!issue(s)) break;
+      }
+      while (!fifo.empty()) {
+        const std::uint32_t s = fifo.front();
+        fifo.pop_front();
+        slot_state& st = slots[s];
+        const nvme::completion cqe = st.q.wait(st.cid);
+        const std::uint64_t end = now_ns();
+        direction_result& d = st.req.read ? res.read : res.write;
+        if (!cqe.status().ok()) {
+          ++res.errors;
+          ++d.drop_ios;
+          if (res.error.empty()) {
+            res.error = fmt::format("I/O failed: {}", nvme::describe(cqe.status()));
+          }
+        } else {
+          d.lat.add(end - st.submit_ns);
+          ++d.ios;
+          d.io_bytes += ph.io_size;
+          ++res.per_ssd[st.req.ssd];
+          if (ph.verify && st.req.read) {
+            res.verify_errors += check_pattern(mem[st.req.ssd].slot(s), ph.lba_size, pattern_seed,
+                                               st.req.ssd, st.req.offset / ph.lba_size, nlb);
+            ++res.verified;
+          }
+        }
+        res.end_ns = end;
+        if (ph.progress) ph.progress->fetch_add(1, std::memory_order_relaxed);
+        issue(s);
+      }
+    } catch (const std::exception& e) {
+      res.error = e.what();
+      ready.fetch_add(1);
+    }
+  };
+
+  std::vector<std::thread> pool;
+  for (std::uint32_t t = 0; t < ph.threads; ++t)
+    pool.emplace_back(body, t);
+  while (ready.load() < ph.threads)
+    std::this_thread::yield();
+  if (ph.duration_s > 0) deadline = now_ns() + static_cast<std::uint64_t>(ph.duration_s * 1e9);
+  go.store(true, std::memory_order_release);
+  for (auto& th : pool)
+    th.join();
+  return results;
+}
+
+}  // namespace
+
+template <class Doorbell>
+run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
+                              const std::vector<queue_ssd>& ssds) {
+  const workload_config& w = c.workload;
+  const std::uint32_t n = c.storage.ssd_count;
+  // Queue pairs: pairs_per_ssd per SSD, thread t uses pair t % pairs_per_ssd of each SSD.
+  std::vector<std::vector<io_queue_pair>> pairs(n);
+  std::vector<std::vector<queue_pair_ref<Doorbell>>> refs(n);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (std::uint32_t p = 0; p < c.queues.pairs_per_ssd; ++p) {
+      pairs[i].push_back(ssds[i].driver->create_io_queue_pair(c.queues.depth));
+      refs[i].push_back(pairs[i].back().template ref<Doorbell>());
+    }
+  }
+
+  workload_params params;
+  params.threads = w.threads;
+  params.ssd_count = n;
+  params.io_size = w.io_size;
+  params.dataset = c.dataset();
+  params.sequential = w.pattern == io_pattern::sequential;
+  params.op = w.op == io_op::read ? 0 : w.op == io_op::write ? 1 : 2;
+  params.read_ratio = w.read_ratio;
+  params.seed = w.seed;
+
+  run_result out;
+  nlohmann::json stats = nlohmann::json::object();
+  if (hooks.verify) {
+    // Fill every SSD's dataset with the pattern: sequential writes, one ticket per chunk.
+    phase fill;
+    fill.threads = w.threads;
+    fill.outstanding = w.outstanding;
+    fill.io_size = w.io_size;
+    fill.lba_size = c.storage.lba_size;
+    fill.ssd_count = n;
+    fill.limit = (c.dataset() / w.io_size) * n;
+    fill.params = params;
+    fill.next = [n, io = w.io_size](std::uint32_t, std::uint64_t ticket, std::uint64_t,
+                                    io_stream&) {
+      return io_request{static_cast<std::uint32_t>(ticket % n), (ticket / n) * io, false};
+    };
+    const auto t0 = now_ns();
+    for (const thread_result& r : run_phase(fill, refs, ssds, c.queues.pairs_per_ssd)) {
+      if (!r.error.empty()) throw std::runtime_error("verify fill: " + r.error);
+    }
+    stats["verify_fill_s"] = double(now_ns() - t0) / 1e9;
+  }
+  std::vector<queue_stats> before;
+  for (auto& per_ssd : pairs) {
+    for (auto& p : per_ssd)
+      before.push_back(p.queue().stats());
+  }
+
+  phase ph;
+  ph.threads = w.threads;
+  ph.outstanding = w.outstanding;
+  ph.io_size = w.io_size;
+  ph.lba_size = c.storage.lba_size;
+  ph.ssd_count = n;
+  ph.limit = w.ios;
+  ph.duration_s = w.duration_s;
+  ph.verify = hooks.verify;
+  ph.progress = hooks.ios_done;
+  ph.params = params;
+  ph.next = [](std::uint32_t, std::uint64_t, std::uint64_t i, io_stream& s) { return s.next(i); };
+  const std::vector<thread_result> results = run_phase(ph, refs, ssds, c.queues.pairs_per_ssd);
+
+  std::uint64_t start = ~std::uint64_t{0};
+  std::uint64_t end = 0;
+  std::uint64_t verify_errors = 0;
+  std::uint64_t verified = 0;
+  out.per_ssd_ios.assign(n, 0);
+  for (const thread_result& r : results) {
+    out.read.merge(r.read);
+    out.write.merge(r.write);
+    out.errors += r.errors;
+    verify_errors += r.verify_errors;
+    verified += r.verified;
+    for (std::uint32_t i = 0; i < n && i < r.per_ssd.size(); ++i)
+      out.per_ssd_ios[i] += r.per_ssd[i];
+    if (r.start_ns != 0) start = std::min(start, r.start_ns);
+    end = std::max(end, r.end_ns);
+    if (out.error.empty() && !r.error.empty()) out.error = r.error;
+  }
+  out.runtime_ns = end > start ? end - start : 0;
+  out.read.runtime_ns = out.runtime_ns;
+  out.write.runtime_ns = out.runtime_ns;
+
+  // Queue statistics of the measured phase.
+  nlohmann::json qs = nlohmann::json::array();
+  std::uint64_t submitted = 0;
+  std::uint64_t doorbells = 0;
+  std::size_t k = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (auto& p : pairs[i]) {
+      const queue_stats a = p.queue().stats();
+      const queue_stats& b = before[k++];
+      const std::uint64_t sub = a.submitted - b.submitted;
+      const std::uint64_t sq = a.sq_doorbell_writes - b.sq_doorbell_writes;
+      const std::uint64_t cq = a.cq_doorbell_writes - b.cq_doorbell_writes;
+      submitted += sub;
+      doorbells += sq + cq;
+      qs.push_back({{"ssd", i},
+                    {"qid", p.qid()},
+                    {"entries", p.entries()},
+                    {"commands", sub},
+                    {"sq_doorbell_writes", sq},
+                    {"cq_doorbell_writes", cq}});
+    }
+  }
+  stats["queues"] = qs;
+  stats["doorbell_writes_per_command"] = submitted ? double(doorbells) / double(submitted) : 0.0;
+  if (hooks.verify) {
+    stats["verified_ios"] = verified;
+    stats["verify_errors"] = verify_errors;
+    if (verify_errors != 0 && out.error.empty()) {
+      out.error = fmt::format("verify: {} blocks differ from the data pattern", verify_errors);
+    }
+  }
+  out.tool_stats = stats;
+  return out;
+}
+
+void check_outstanding_fits(const run_config& c) {
+  const std::uint64_t sharing =
+      (c.workload.threads + c.queues.pairs_per_ssd - 1) / c.queues.pairs_per_ssd;
+  if (sharing * c.workload.outstanding >= c.queues.depth) {
+    const std::uint64_t max_out = (c.queues.depth - 1) / sharing;
+    throw config_error(
+        "workload.outstanding",
+        fmt::format("{} with {} threads per queue pair needs queues.depth > {}, allowed [1, {}] "
+                    "(or raise queues.depth / queues.pairs_per_ssd)",
+                    c.workload.outstanding, sharing, sharing * c.workload.outstanding,
+                    max_out == 0 ? 1 : max_out));
+  }
+}
+
+template run_result run_queue_workload<memory_doorbell>(const run_config&, const run_hooks&,
+                                                        const std::vector<queue_ssd>&);
+template run_result run_queue_workload<mmio_doorbell>(const run_config&, const run_hooks&,
+                                                      const std::vector<queue_ssd>&);
+
+}  // namespace bam::tools
