@@ -14,6 +14,7 @@
 
 #include "bam/bench/data_pattern.hpp"
 #include "bam/bench/workload.hpp"
+#include "bam/detail/clock.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/nvme/names.hpp"
 #include "bam/nvme/prp.hpp"
@@ -21,14 +22,6 @@
 
 namespace bam::tools {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-std::uint64_t now_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch())
-          .count());
-}
 
 constexpr std::uint32_t page_log2 = 12;
 constexpr std::uint64_t page_size = 1u << page_log2;

@@ -21,18 +21,11 @@
 #include "bam/bench/ceilings.hpp"
 #include "bam/bench/data_pattern.hpp"
 #include "bam/bench/workload.hpp"
+#include "bam/detail/clock.hpp"
 #include "gpu_staging.hpp"
 
 namespace bam::tools {
 namespace {
-
-using clock_type = std::chrono::steady_clock;
-
-std::uint64_t now_ns() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now().time_since_epoch())
-          .count());
-}
 
 [[noreturn]] void fail(const std::string& what, int err) {
   throw std::runtime_error(fmt::format("{}: {}", what, std::strerror(err)));
