@@ -57,11 +57,7 @@ bool bus_contiguous(const dma_region& r) {
 namespace detail {
 
 nvme::completion driver_core::admin_submit(const nvme::command& cmd) {
-#if !defined(__SANITIZE_THREAD__)
-  // (GCC refuses the system fence of mmio_doorbell under -fsanitize=thread; a ThreadSanitizer
-  // build only ever drives emulated controllers.)
   if (opts.mmio_doorbells) return admin->ref<mmio_doorbell>().submit_and_wait(cmd);
-#endif
   return admin->ref<memory_doorbell>().submit_and_wait(cmd);
 }
 
