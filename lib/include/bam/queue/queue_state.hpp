@@ -20,10 +20,9 @@ struct queue_counters {
   alignas(128) std::uint64_t sq_head;  ///< virtual SQ head from SQHD (under cq_lock)
   alignas(128) std::uint64_t cq_head;  ///< virtual CQ head (under cq_lock)
   std::uint32_t cq_lock;
-  std::uint64_t cq_doorbell_writes;       ///< CQ doorbell writes (under cq_lock)
-  alignas(128) std::uint64_t cid_ticket;  ///< command-ID allocation cursor
-  std::uint64_t timeouts;                 ///< waits that gave up (wait_for)
-  std::uint64_t late_completions;         ///< completions consumed for a waiter that gave up
+  std::uint64_t cq_doorbell_writes;     ///< CQ doorbell writes (under cq_lock)
+  alignas(128) std::uint64_t timeouts;  ///< waits that gave up (wait_for)
+  std::uint64_t late_completions;       ///< completions consumed for a waiter that gave up
 };
 static_assert(sizeof(queue_counters) == 5 * 128);
 
