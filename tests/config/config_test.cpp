@@ -237,6 +237,23 @@ TEST(Config, CrossKeyValidation) {
       "cache.line_size", {"power of two"});
 }
 
+TEST(Config, ModelFilesAreModels) {
+  const std::string path = std::string(BAM_SOURCE_DIR) + "/configs/models/pm1735.json";
+  const run_config c = parse_and_validate(json{{"storage", {{"model", path}}}});
+  ASSERT_TRUE(resolve(c.storage.model).has_value());
+  EXPECT_EQ(*resolve(c.storage.model), *find_ssd_model("pm1735"));
+  expect_error(
+      [] {
+        parse_and_validate(json{{"storage", {{"model", "/no/such/drive.json"}}}});
+      },
+      "storage.model", {"cannot read model file", "/no/such/drive.json"});
+  expect_error(
+      [] {
+        parse_and_validate(json{{"storage", {{"model", {{"moves_data", 1}}}}}});
+      },
+      "storage.model.moves_data", {"true or false"});
+}
+
 TEST(Config, CapabilitiesOfTheBackend) {
   run_config c{};
   backend_caps caps;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "bam/config/config_io.hpp"
 #include "bam/emu/timing_model.hpp"
 #include "bam/emu/timing_presets.hpp"
 
@@ -75,8 +76,7 @@ TEST(TimingPresets, NamesAndErrors) {
   EXPECT_THROW(timing_preset("no-such-drive"), std::invalid_argument);
   EXPECT_THROW(load_timing_model("/nonexistent/model.json"), std::invalid_argument);
   EXPECT_THROW(timing_model_from_json(nlohmann::json::array()), std::invalid_argument);
-  EXPECT_THROW(timing_model_from_json(nlohmann::json{{"min_latency_us", -1}}),
-               std::invalid_argument);
+  EXPECT_THROW(timing_model_from_json(nlohmann::json{{"latency_us", -1}}), std::invalid_argument);
   EXPECT_THROW(timing_model_from_json(nlohmann::json{{"read_iops", 5}}), std::invalid_argument);
 }
 
@@ -106,14 +106,36 @@ TEST(TimingPresets, JsonRoundTrip) {
 }
 
 TEST(TimingPresets, FromRunConfigModel) {
-  const bam::ssd_model m{10.0, 5.1e6, 1.5e6, 1e6, 1.5e6, 7.2};
+  const bam::ssd_model m{10.0, 5.1e6, 1.5e6, 1e6, 1.5e6, 7.2, 6.2, true};
   const timing_model t = from_ssd_model(m);
   EXPECT_EQ(t.min_latency_ns, 10'000u);
   EXPECT_DOUBLE_EQ(t.read_iops_512, 5.1e6);
   EXPECT_DOUBLE_EQ(t.write_iops_4k, 1.5e6);
   EXPECT_DOUBLE_EQ(t.read_bandwidth, 7.2e9);
-  EXPECT_DOUBLE_EQ(t.write_bandwidth, 7.2e9);
+  EXPECT_DOUBLE_EQ(t.write_bandwidth, 6.2e9);
   EXPECT_TRUE(t.moves_data);
+  EXPECT_EQ(to_ssd_model(t), m);
+}
+
+// One table: what a config names and what the engine runs are the same numbers.
+TEST(TimingPresets, ConfigPresetsAreTheEnginePresets) {
+  for (const auto& name : timing_preset_names()) {
+    const auto cfg = bam::find_ssd_model(name);
+    ASSERT_TRUE(cfg.has_value()) << name;
+    EXPECT_EQ(to_json(from_ssd_model(*cfg)), to_json(timing_preset(name))) << name;
+  }
+  EXPECT_FALSE(timing_preset("null").moves_data);
+  EXPECT_EQ(timing_preset("optane-p5800x").min_latency_ns, 10'000u);
+}
+
+TEST(TimingPresets, ModelFileErrorsNameTheKey) {
+  EXPECT_THROW(bam::load_ssd_model_file("/nonexistent/drive.json"), bam::config_error);
+  try {
+    bam::ssd_model_from_json(nlohmann::json{{"read_iops_4k", "fast"}}, "storage.model");
+    FAIL() << "a string rate was accepted";
+  } catch (const bam::config_error& e) {
+    EXPECT_EQ(e.key(), "storage.model.read_iops_4k");
+  }
 }
 
 }  // namespace

@@ -211,60 +211,24 @@ field string_list_field(std::string key, std::vector<std::string>& ref,
                }};
 }
 
-// storage.model: a preset name or an inline object of ssd_model's fields.
-constexpr std::array<std::pair<const char*, double ssd_model::*>, 6> model_members = {{
-    {"latency_us", &ssd_model::latency_us},
-    {"read_iops_512", &ssd_model::read_iops_512},
-    {"read_iops_4k", &ssd_model::read_iops_4k},
-    {"write_iops_512", &ssd_model::write_iops_512},
-    {"write_iops_4k", &ssd_model::write_iops_4k},
-    {"bandwidth_gbps", &ssd_model::bandwidth_gbps},
-}};
-
+// storage.model: a preset name, a model file path, or an inline object of ssd_model's fields.
 field model_field(std::string key, model_spec& ref, std::string doc) {
-  std::string allowed =
-      "preset name or {latency_us, read_iops_512, read_iops_4k, "
-      "write_iops_512, write_iops_4k, bandwidth_gbps} (numbers >= 0)";
-  return field{
-      key,
-      "model",
-      allowed,
-      std::move(doc),
-      [&ref] {
-        if (!ref.inline_model) return nlohmann::json(ref.name);
-        nlohmann::json o = nlohmann::json::object();
-        for (const auto& [name, member] : model_members)
-          o[name] = (*ref.inline_model).*member;
-        return o;
-      },
-      [&ref, key](const nlohmann::json& v) {
-        if (v.is_string()) {
-          ref = model_spec{v.get<std::string>(), std::nullopt};
-          return;
-        }
-        if (!v.is_object()) wrong_type(key, "a preset name or an object", v);
-        ssd_model m{};
-        for (const auto& [k, val] : v.items()) {
-          bool known = false;
-          for (const auto& [name, member] : model_members) {
-            if (k != name) continue;
-            known = true;
-            const std::string sub = key + "." + k;
-            if (!val.is_number()) wrong_type(sub, "a number", val);
-            const auto x = val.get<double>();
-            if (!(x >= 0 && x <= 1e12)) {
-              throw config_error(sub, fmt::format("{} is out of range, allowed [0, 1e12]", x));
-            }
-            m.*member = x;
-          }
-          if (!known) {
-            throw config_error(key + "." + k,
-                               "unknown key, allowed latency_us, read_iops_512, read_iops_4k, "
-                               "write_iops_512, write_iops_4k, bandwidth_gbps");
-          }
-        }
-        ref = model_spec{"", m};
-      }};
+  std::string allowed = fmt::format("preset name, model file (.json), or {{{}}}", ssd_model_keys());
+  return field{key,
+               "model",
+               allowed,
+               std::move(doc),
+               [&ref] {
+                 if (!ref.inline_model) return nlohmann::json(ref.name);
+                 return to_json(*ref.inline_model);
+               },
+               [&ref, key](const nlohmann::json& v) {
+                 if (v.is_string()) {
+                   ref = model_spec{v.get<std::string>(), std::nullopt};
+                   return;
+                 }
+                 ref = model_spec{"", ssd_model_from_json(v, key)};
+               }};
 }
 
 constexpr std::uint64_t max_bytes = std::uint64_t{1} << 50;

@@ -14,8 +14,8 @@ void validate(const run_config& c) {
 
   if (!resolve(s.model)) {
     throw config_error("storage.model",
-                       fmt::format("unknown preset \"{}\", allowed {} or an "
-                                   "inline object",
+                       fmt::format("unknown preset \"{}\", allowed {}, a model file "
+                                   "(a path ending in .json) or an inline object",
                                    s.model.name, fmt::join(ssd_model_names(), "|")));
   }
   if (s.media.size_bytes % lba != 0) {
