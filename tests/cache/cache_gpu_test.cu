@@ -32,7 +32,9 @@ bool have_gpu() {
 __host__ __device__ std::uint64_t initial_value(std::uint64_t i) {
   return (i + 1) * 0x9e3779b97f4a7c15ull ^ 0x5bd1e995ull;
 }
-__host__ __device__ std::uint64_t own_value(std::uint64_t t) { return (t << 20) ^ 0xabcdefull; }
+__host__ __device__ std::uint64_t own_value(std::uint64_t t) {
+  return (t << 20) ^ 0xabcdefull;
+}
 __host__ __device__ std::uint64_t mix(std::uint64_t x) {
   x ^= x >> 31;
   x *= 0x7fb5d329728ea185ull;
@@ -46,7 +48,7 @@ struct gpu_counts {
 
 /// Where the regions are (in lines of the dataset) and how many threads run.
 struct layout {
-  std::uint64_t per_line;  // u64 per line
+  std::uint64_t per_line;          // u64 per line
   std::uint64_t a_first, a_lines;  // read-only u64
   std::uint64_t b_first, b_lines;  // one u64 per thread
   std::uint64_t c_first, c_elems;  // counters
@@ -255,8 +257,7 @@ TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     arrays<gref> x{bam::array<std::uint64_t, gref>(c.ref(), {0, l.lines * l.per_line}),
-                   bam::array<std::uint32_t, gref>(c.ref(), {l.d_first, l.d_elems()}), l,
-                   counts};
+                   bam::array<std::uint32_t, gref>(c.ref(), {l.d_first, l.d_elems()}), l, counts};
     run_all(x, s);
     EXPECT_TRUE(c.flush());
     const bam::cache_stats st = c.stats();
@@ -268,12 +269,11 @@ TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
     EXPECT_EQ(st.bytes_read[0] + st.bytes_read[1], st.reads * line_bytes);
     EXPECT_GT(st.hits, st.misses);  // lanes of a warp share lines
     check_media(l, media);
-    std::printf("  %llu accesses: %llu hits, %llu misses, %llu evictions, %llu write-backs\n",
-                static_cast<unsigned long long>(st.accesses),
-                static_cast<unsigned long long>(st.hits),
-                static_cast<unsigned long long>(st.misses),
-                static_cast<unsigned long long>(st.evictions),
-                static_cast<unsigned long long>(st.write_backs));
+    std::printf(
+        "  %llu accesses: %llu hits, %llu misses, %llu evictions, %llu write-backs\n",
+        static_cast<unsigned long long>(st.accesses), static_cast<unsigned long long>(st.hits),
+        static_cast<unsigned long long>(st.misses), static_cast<unsigned long long>(st.evictions),
+        static_cast<unsigned long long>(st.write_backs));
   }
   CUDA_OK(cudaFree(counts));
 }
@@ -384,7 +384,7 @@ TEST(CacheGpuSanitizer, SmallCoalescedReadWriteAddAndArrayRef) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   constexpr std::uint32_t line_bytes = 512;
   constexpr std::uint64_t slots = 16;
-  const layout l = layout::make(4096 + 5, line_bytes, 64, 16);  // 168 lines: 10x the cache
+  const layout l = layout::make(4096 + 5, line_bytes, 64, 16);  // 153 lines: 9.5x the cache
   bam::cache_config cc;
   cc.line_bytes = line_bytes;
   cc.slots = slots;

@@ -167,8 +167,8 @@ TEST_P(CacheStress, EveryValueAndCountIsExact) {
   EXPECT_EQ(wrong_own, 0u);
   EXPECT_EQ(wrong_ctr, 0u);
   std::printf("  %llu accesses: %llu hits, %llu misses, %llu evictions, %llu write-backs\n",
-              static_cast<unsigned long long>(s.accesses),
-              static_cast<unsigned long long>(s.hits), static_cast<unsigned long long>(s.misses),
+              static_cast<unsigned long long>(s.accesses), static_cast<unsigned long long>(s.hits),
+              static_cast<unsigned long long>(s.misses),
               static_cast<unsigned long long>(s.evictions),
               static_cast<unsigned long long>(s.write_backs));
 }
@@ -178,8 +178,8 @@ INSTANTIATE_TEST_SUITE_P(Patterns, CacheStress,
                                            stress_case{true, 2, 16, 3000},
                                            stress_case{true, 1, 32, 1500}),
                          [](const auto& param_info) {
-                           return std::string(param_info.param.skewed ? "skewed" : "uniform") + "_" +
-                                  std::to_string(param_info.param.ssds) + "ssd_" +
+                           return std::string(param_info.param.skewed ? "skewed" : "uniform") +
+                                  "_" + std::to_string(param_info.param.ssds) + "ssd_" +
                                   std::to_string(param_info.param.threads) + "t";
                          });
 

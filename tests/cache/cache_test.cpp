@@ -29,7 +29,9 @@ cache_config config(std::uint32_t line_bytes, std::uint64_t slots, std::uint64_t
   return c;
 }
 
-std::uint64_t round128(std::uint64_t n) { return (n + 127) / 128 * 128; }
+std::uint64_t round128(std::uint64_t n) {
+  return (n + 127) / 128 * 128;
+}
 
 TEST(Cache, ColdScanIssuesOneReadAndOneMissPerLine) {
   host_rig rig(1, 2, 4096);

@@ -76,8 +76,7 @@ class host_rig {
         },
         prp);
     if (!st.ok() || used > 4) throw std::runtime_error("media_io: PRPs");
-    const nvme::command c =
-        write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
+    const nvme::command c = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
     const nvme::completion e = qps_[d][0].ref().submit_and_wait(c);
     if (!e.status().ok()) throw std::runtime_error("media_io: I/O failed");
     if (!write) std::memcpy(data, buf.data(), bytes);

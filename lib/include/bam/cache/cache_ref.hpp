@@ -182,8 +182,10 @@ class cache_ref {
   BAM_HD std::uint32_t take_slot(std::uint64_t line) const {
     device_atomic_ref<std::uint64_t> hand(*m_.clock_hand);
     backoff bo;
-    for (std::uint64_t tries = 1;; ++tries) {
-      if (tries % m_.n_slots == 0) bo.pause();  // a whole turn found nothing: all pinned
+    for (std::uint32_t misses = 0;; ++misses) {
+      // Back off after a few slots that were locked, pinned or in flight: thousands of GPU
+      // threads missing at once would otherwise hammer the hand and the locks.
+      if (misses >= 8) bo.pause();
       const auto slot = static_cast<std::uint32_t>(hand.fetch_add(1, relaxed) % m_.n_slots);
       cache_slot_meta& sm = m_.slots[slot];
       if (!try_lock(sm.lock)) continue;
