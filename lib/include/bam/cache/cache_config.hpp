@@ -1,0 +1,27 @@
+// bam/cache/cache_config.hpp: API. What a software cache is built with: line size, number of
+// slots, the mapped dataset's size in lines and how lines are laid out over the SSDs.
+#pragma once
+#include <cstdint>
+
+namespace bam {
+
+/// How line i of the dataset maps onto n SSDs.
+enum class line_layout : std::uint8_t {
+  striped,     ///< line i on SSD i % n at LBA (i / n) * blocks_per_line
+  replicated,  ///< line i on every SSD at LBA i * blocks_per_line; reads from SSD i % n
+};
+
+struct cache_config {
+  std::uint32_t line_bytes = 4096;  ///< 512 B ... 64 KiB, a multiple of the LBA size
+  std::uint64_t slots = 1024;       ///< cache slots (line_bytes each)
+  std::uint64_t lines = 0;          ///< dataset lines (0: all the SSDs hold)
+  line_layout layout = line_layout::striped;
+  /// Per-I/O timeout (0: wait forever). A line whose I/O failed stays invalid (read) or dirty
+  /// (write-back); the failure is counted in cache_stats::io_errors.
+  std::uint64_t io_timeout_ns = 60'000'000'000ull;
+};
+
+inline constexpr std::uint32_t min_line_bytes = 512;
+inline constexpr std::uint32_t max_line_bytes = 64 * 1024;
+
+}  // namespace bam

@@ -1,0 +1,232 @@
+// bam/cache/cache_ref.hpp: API. The software cache's logic, written once for host and GPU
+// threads (BaM dissertation ch. 6): per-line state words driven by fetch-add ("faa"), clock
+// replacement over slots with per-slot locks, write-back of dirty lines. Trivially copyable:
+// pass it (or an array over it) by value into kernels. Owned by bam::cache (bam/cache/cache.hpp).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include "bam/cache/cache_stats.hpp"
+#include "bam/cache/line_state.hpp"
+#include "bam/config.hpp"
+#include "bam/detail/atomic.hpp"
+
+namespace bam {
+
+/// Metadata of one line of the mapped dataset: 8 bytes (state word + slot index).
+struct cache_line_meta {
+  std::uint32_t state;  ///< bam::line_state word
+  std::uint32_t slot;   ///< the slot holding the line while it is valid
+};
+static_assert(sizeof(cache_line_meta) == 8);
+
+/// Metadata of one cache slot: the resident line's tag and the slot's lock.
+struct cache_slot_meta {
+  std::uint64_t tag;   ///< line + 1 of the line mapped to this slot; 0: never used (cold)
+  std::uint32_t lock;  ///< taken to insert into or evict from the slot
+  std::uint32_t pad;
+};
+static_assert(sizeof(cache_slot_meta) == 16);
+
+/// Where the metadata lives (one zero-initialised allocation of the owner).
+struct cache_meta {
+  cache_line_meta* lines = nullptr;  ///< [n_lines]
+  cache_slot_meta* slots = nullptr;  ///< [n_slots]
+  std::uint64_t* clock_hand = nullptr;
+  cache_counters* counters = nullptr;
+  std::uint64_t n_lines = 0;
+  std::uint64_t n_slots = 0;
+  std::uint32_t line_bytes = 0;
+};
+
+/// What acquire() returns: the slot (when ok) and whether this caller fetched the line.
+struct acquire_result {
+  std::uint32_t slot = 0;
+  bool fetched = false;  ///< this call issued the line's read (the access was a miss)
+  bool ok = false;       ///< false: the fetch failed (I/O error); nothing is held
+};
+
+/// The cache handle. `StorageRef` moves whole lines between slots and the SSDs and flushes an
+/// SSD (see bam/cache/host_storage.hpp and bam/cache/gpu_storage.hpp for the two policies):
+///   BAM_HD std::uint32_t ssds() const;
+///   BAM_HD std::byte* slot_data(std::uint32_t slot) const;
+///   BAM_HD bool read_line(std::uint64_t line, std::uint32_t slot, cache_counters&) const;
+///   BAM_HD bool write_line(std::uint64_t line, std::uint32_t slot, cache_counters&) const;
+///   BAM_HD bool flush_ssd(std::uint32_t ssd, cache_counters&) const;
+template <class StorageRef>
+class cache_ref {
+ public:
+  using storage_ref = StorageRef;
+  using state_ref = device_atomic_ref<std::uint32_t>;
+
+  cache_ref() = default;
+  BAM_HD cache_ref(const cache_meta& m, const StorageRef& s) : m_(m), s_(s) {}
+
+  BAM_HD std::uint32_t line_bytes() const { return m_.line_bytes; }
+  BAM_HD std::uint64_t lines() const { return m_.n_lines; }
+  BAM_HD std::uint64_t slots() const { return m_.n_slots; }
+  BAM_HD std::byte* slot_data(std::uint32_t slot) const { return s_.slot_data(slot); }
+  BAM_HD const StorageRef& storage() const { return s_; }
+  BAM_HD cache_counters& counters() const { return *m_.counters; }
+  BAM_HD const cache_meta& meta() const { return m_; }
+
+  /// Pins `line` with `n` references (n = the number of coalesced accessors, >= 1) and returns
+  /// its slot. A resident line costs one fetch-add; a missing line is fetched by exactly one
+  /// caller while the others wait holding their references. Blocks while every slot is pinned.
+  BAM_HD acquire_result acquire(std::uint64_t line, std::uint32_t n) const {
+    state_ref st(m_.lines[line].state);
+    std::uint32_t cur = st.fetch_add(n, bam::acquire) + n;
+    backoff bo;
+    for (;;) {
+      if (line_state::is_usable(cur)) return {m_.lines[line].slot, false, true};
+      if (line_state::is_valid(cur)) {  // being evicted: hand our references back, retry
+        st.fetch_sub(n, relaxed);
+        bo.pause();
+        cur = st.fetch_add(n, bam::acquire) + n;
+        continue;
+      }
+      if (line_state::is_busy(cur)) {  // being inserted: wait with our references held
+        bo.pause();
+        cur = st.load(bam::acquire);
+        continue;
+      }
+      // Not in the cache: the caller that sets Busy fetches it (our references stay counted).
+      if (st.compare_exchange_weak(cur, cur | line_state::busy, bam::acquire, bam::acquire)) {
+        return fetch(line, n);
+      }
+    }
+  }
+
+  /// Drops `n` references of `line`; `dirtied`: the holders wrote to the slot (sets Dirty,
+  /// with release order, before the count drops).
+  BAM_HD void release(std::uint64_t line, std::uint32_t n, bool dirtied) const {
+    state_ref st(m_.lines[line].state);
+    if (dirtied) st.fetch_or(line_state::dirty, bam::release);
+    st.fetch_sub(n, bam::release);
+  }
+
+  /// Adds to the hit/miss counters (callers aggregate per warp on the GPU).
+  BAM_HD void count_accesses(std::uint64_t hits, std::uint64_t misses) const {
+    if (hits != 0) m_.counters->add(m_.counters->hits, hits);
+    if (misses != 0) m_.counters->add(m_.counters->misses, misses);
+  }
+
+  /// Writes slot `slot` back if it holds a dirty line in [first_line, last_line); false when
+  /// the write failed (the line stays dirty). Safe while other threads use the cache; writes to
+  /// the line racing with its flush are durable only after a later flush or eviction.
+  BAM_HD bool flush_slot(std::uint64_t slot, std::uint64_t first_line,
+                         std::uint64_t last_line) const {
+    const std::uint64_t tag = tag_ref(slot).load(relaxed);
+    if (tag == 0) return true;
+    const std::uint64_t line = tag - 1;
+    if (line < first_line || line >= last_line) return true;
+    state_ref st(m_.lines[line].state);
+    const std::uint32_t cur = st.fetch_add(1, bam::acquire) + 1;  // pin it as a reader
+    bool ok = true;
+    if (line_state::is_usable(cur) && line_state::is_dirty(cur) && m_.lines[line].slot == slot) {
+      if (line_state::is_dirty(st.fetch_and(~line_state::dirty, bam::acquire))) {
+        if (s_.write_line(line, static_cast<std::uint32_t>(slot), *m_.counters)) {
+          m_.counters->add(m_.counters->write_backs, 1);
+        } else {
+          st.fetch_or(line_state::dirty, relaxed);
+          ok = false;
+        }
+      }
+    }
+    st.fetch_sub(1, bam::release);
+    return ok;
+  }
+
+  /// Sends an NVMe Flush to SSD `ssd` (after flush_slot over the slots: makes the data durable).
+  BAM_HD bool flush_ssd(std::uint32_t ssd) const {
+    m_.counters->add(m_.counters->flushes, 1);
+    return s_.flush_ssd(ssd, *m_.counters);
+  }
+
+ private:
+  BAM_HD device_atomic_ref<std::uint64_t> tag_ref(std::uint64_t slot) const {
+    return device_atomic_ref<std::uint64_t>(m_.slots[slot].tag);
+  }
+  BAM_HD static bool try_lock(std::uint32_t& word) {
+    device_atomic_ref<std::uint32_t> l(word);
+    return l.load(relaxed) == 0 && l.exchange(1, bam::acquire) == 0;
+  }
+  BAM_HD static void unlock(std::uint32_t& word) {
+    device_atomic_ref<std::uint32_t>(word).store(0, bam::release);
+  }
+
+  /// The caller set Busy on the invalid `line` (holding `n` references): find it a slot, read
+  /// it, publish it (Valid on, Busy off, with release order).
+  BAM_HD acquire_result fetch(std::uint64_t line, std::uint32_t n) const {
+    state_ref st(m_.lines[line].state);
+    const std::uint32_t slot = take_slot(line);
+    m_.lines[line].slot = slot;
+    if (s_.read_line(line, slot, *m_.counters)) {
+      st.fetch_xor(line_state::busy | line_state::valid, bam::release);
+      return {slot, true, true};
+    }
+    // Failed: give the slot back cold, let another caller try the line again.
+    cache_slot_meta& sm = m_.slots[slot];
+    backoff bo;
+    while (!try_lock(sm.lock))
+      bo.pause();
+    tag_ref(slot).store(0, relaxed);
+    unlock(sm.lock);
+    st.fetch_and(~line_state::busy, bam::release);
+    st.fetch_sub(n, bam::release);
+    return {0, true, false};
+  }
+
+  /// Clock replacement: takes slots from the global hand until one is cold or holds a valid,
+  /// unreferenced line it can evict (written back first when dirty); maps it to `line`.
+  BAM_HD std::uint32_t take_slot(std::uint64_t line) const {
+    device_atomic_ref<std::uint64_t> hand(*m_.clock_hand);
+    backoff bo;
+    for (std::uint32_t misses = 0;; ++misses) {
+      // Back off after a few slots that were locked, pinned or in flight: thousands of GPU
+      // threads missing at once would otherwise hammer the hand and the locks.
+      if (misses >= 8) bo.pause();
+      const auto slot = static_cast<std::uint32_t>(hand.fetch_add(1, relaxed) % m_.n_slots);
+      cache_slot_meta& sm = m_.slots[slot];
+      if (!try_lock(sm.lock)) continue;
+      const std::uint64_t tag = tag_ref(slot).load(relaxed);
+      if (tag != 0 && !evict(tag - 1, slot)) {
+        unlock(sm.lock);
+        continue;
+      }
+      tag_ref(slot).store(line + 1, relaxed);
+      unlock(sm.lock);
+      return slot;
+    }
+  }
+
+  /// Slot lock held: evicts `victim` from `slot` if it is valid and unreferenced (§6.4: the
+  /// count must be zero when first read and again after Busy is set).
+  BAM_HD bool evict(std::uint64_t victim, std::uint32_t slot) const {
+    state_ref st(m_.lines[victim].state);
+    const std::uint32_t cur = st.load(relaxed);
+    if (!line_state::is_usable(cur) || line_state::count(cur) != 0) return false;
+    const std::uint32_t prev = st.fetch_or(line_state::busy, bam::acquire);
+    if (line_state::count(prev) != 0 || !line_state::is_usable(prev)) {
+      if (!line_state::is_busy(prev)) st.fetch_and(~line_state::busy, relaxed);
+      return false;
+    }
+    if (line_state::is_dirty(prev)) {
+      if (!s_.write_line(victim, slot, *m_.counters)) {
+        st.fetch_and(~line_state::busy, bam::release);
+        return false;
+      }
+      m_.counters->add(m_.counters->write_backs, 1);
+      m_.counters->add(m_.counters->dirty_evictions, 1);
+    }
+    m_.counters->add(m_.counters->evictions, 1);
+    // Not in the cache any more; references taken meanwhile (and handed back) are kept.
+    st.fetch_and(~line_state::flags, bam::release);
+    return true;
+  }
+
+  cache_meta m_{};
+  StorageRef s_{};
+};
+
+}  // namespace bam

@@ -1,0 +1,81 @@
+// bam/cache/host_storage.hpp: API. The cache's storage policy for host threads: slots in host
+// DMA memory (any dma_allocator) and lines moved through BaM queue pairs of host controllers
+// (emulated, or real through the kernel module) with memory_doorbell.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "bam/cache/cache_config.hpp"
+#include "bam/cache/cache_stats.hpp"
+#include "bam/cache/queue_storage.hpp"
+#include "bam/dma.hpp"
+#include "bam/queue/queue_state.hpp"
+
+namespace bam {
+
+/// One SSD as the host cache sees it.
+struct host_ssd {
+  std::vector<queue_pointers> queues;  ///< I/O queue pairs, e.g. io_queue_pair::queue().pointers()
+  std::uint32_t lba_bytes = 512;
+  std::uint64_t lbas = 0;  ///< namespace 1 size in blocks
+};
+
+/// Owner of the slots, their PRPs and the queue table. Every SSD must share one LBA size and
+/// reach `slot_memory`'s regions at the same bus addresses (for several host emulated
+/// controllers: allocate from one's allocator and add slot_region()/prp_region() to the others'
+/// dma_window).
+class host_cache_storage {
+ public:
+  using ref_type = queue_storage_ref<memory_doorbell>;
+
+  /// Throws std::invalid_argument for a bad line size, no SSDs or queues, or more than
+  /// cache_max_ssds SSDs.
+  host_cache_storage(const cache_config& cfg, std::vector<host_ssd> ssds,
+                     dma_allocator& slot_memory);
+  host_cache_storage(const host_cache_storage&) = delete;
+  host_cache_storage& operator=(const host_cache_storage&) = delete;
+
+  ref_type ref() const;
+  /// Dataset lines the SSDs hold under the configured layout.
+  std::uint64_t line_capacity() const { return capacity_; }
+  std::uint32_t ssds() const { return static_cast<std::uint32_t>(ssds_.size()); }
+  const dma_region& slot_region() const { return slots_.region(); }
+  const dma_region& prp_region() const { return lists_.region(); }
+  std::size_t slot_bytes() const { return slots_.size(); }
+  std::size_t prp_bytes() const { return lists_.size() + prps_.size() * sizeof(nvme::prp_pair); }
+
+  // ---- memory of the cache's metadata (host memory) -------------------------------------
+  void* allocate_zeroed(std::size_t bytes) const;
+  void deallocate(void* p) const noexcept;
+  /// Reads the counters (atomic word loads: safe while threads run).
+  void read_counters(cache_counters& out, const cache_counters* in) const;
+  void zero_counters(cache_counters* c) const;
+
+  /// Writes back the dirty lines of [first_line, last_line) (calling thread), then sends a
+  /// Flush to every SSD. True when every write and flush succeeded.
+  template <class CacheRef>
+  bool flush(const CacheRef& c, std::uint64_t first_line, std::uint64_t last_line) const {
+    bool ok = true;
+    for (std::uint64_t s = 0; s < c.slots(); ++s)
+      ok = c.flush_slot(s, first_line, last_line) && ok;
+    for (std::uint32_t d = 0; d < c.storage().ssds(); ++d)
+      ok = c.flush_ssd(d) && ok;
+    return ok;
+  }
+  /// Nothing to load on the host.
+  template <class CacheRef>
+  static void preload() {}
+
+ private:
+  cache_config cfg_;
+  std::vector<host_ssd> ssds_;
+  std::vector<queue_pointers> queues_;
+  std::uint32_t queues_per_ssd_ = 0;
+  line_map map_{};
+  std::uint64_t capacity_ = 0;
+  dma_buffer slots_, lists_;
+  std::vector<nvme::prp_pair> prps_;
+};
+
+}  // namespace bam

@@ -1,0 +1,32 @@
+// bam/cache/slot_prps.hpp: API (for storage owners). Prepares, once, the PRP1/PRP2 pair of every
+// cache slot and the PRP list pages of slots that span more than two 4 KiB pages.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "bam/cache/cache_config.hpp"
+#include "bam/nvme/prp.hpp"
+
+namespace bam {
+
+/// Controller memory page size the slots' PRPs are built for (CC.MPS = 0: 4 KiB).
+inline constexpr std::uint32_t slot_prp_page_log2 = 12;
+
+/// Throws std::invalid_argument unless `line_bytes` is a power of two in [512 B, 64 KiB] and a
+/// multiple of `lba_bytes`; then a slot never crosses a page (< 4 KiB) or starts on one.
+void check_line_bytes(std::uint32_t line_bytes, std::uint32_t lba_bytes);
+
+/// PRP list pages one slot of `line_bytes` needs (page aligned or inside one page).
+std::uint32_t slot_list_pages(std::uint32_t line_bytes);
+
+/// Builds the PRPs of `slots` slots. `slot_bus(s, offset)`: bus address of byte `offset` of slot
+/// s. List pages: slot s uses pages [s * slot_list_pages, ...) of a page-aligned area whose
+/// host-writable mirror is `list_host` and whose bus address is `list_bus` (contiguous).
+std::vector<nvme::prp_pair> build_slot_prps(
+    std::uint64_t slots, std::uint32_t line_bytes,
+    const std::function<std::uint64_t(std::uint64_t, std::uint64_t)>& slot_bus,
+    std::byte* list_host, std::uint64_t list_bus);
+
+}  // namespace bam
