@@ -39,7 +39,14 @@ struct fixture {
     result.per_ssd_ios = {1010};
     result.tool_stats["queues"] = {{"doorbell_writes_per_command", 0.5}};
   }
-  report_inputs inputs() const { return {"test-tool", &cfg, &result, &machine, nullptr}; }
+  report_inputs inputs() const {
+    report_inputs in;
+    in.tool = "test-tool";
+    in.config = &cfg;
+    in.result = &result;
+    in.machine = &machine;
+    return in;
+  }
 };
 
 void expect_latency_object(const json& o, bool with_bins) {
