@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -315,6 +316,8 @@ std::vector<queue_totals> read_queue_totals(const gpu::drives_view& v) {
 struct gpu_io_runner::impl {
   std::uint32_t max_threads = 0;
   std::uint64_t io_size = 0;
+  std::byte* buffer_block = nullptr;  ///< cudaMalloc'd; buffers/lists are page-aligned inside
+  std::byte* list_block = nullptr;
   std::byte* buffers = nullptr;
   std::uint64_t* lists = nullptr;
   std::byte** media = nullptr;  ///< device array of counted_ssds pointers
@@ -322,25 +325,37 @@ struct gpu_io_runner::impl {
   std::uint64_t* counters = nullptr;
   cudaStream_t stream = nullptr;
   cudaEvent_t begin = nullptr, end = nullptr;
-  std::vector<latency_histogram> fresh;  ///< 2 * hist_slots empty histograms
+  // Pinned host copies: clearing and reading back are plain DMA on the runner's stream, nothing
+  // that could wait for the device to go idle while an engine runs.
+  latency_histogram* fresh = nullptr;  ///< 2 * hist_slots empty histograms
+  latency_histogram* back = nullptr;
+  std::uint64_t* back_counters = nullptr;
 
   ~impl() {
     if (stream != nullptr) cudaStreamSynchronize(stream);
-    cudaFree(buffers);
-    cudaFree(lists);
+    cudaFree(buffer_block);
+    cudaFree(list_block);
     cudaFree(media);
     cudaFree(hists);
     cudaFree(counters);
+    cudaFreeHost(fresh);
+    cudaFreeHost(back);
+    cudaFreeHost(back_counters);
     if (begin != nullptr) cudaEventDestroy(begin);
     if (end != nullptr) cudaEventDestroy(end);
     if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+
+  static std::byte* page_align(std::byte* p) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    return p + ((page - a % page) % page);
   }
 
   kernel_args args(const gpu_io_params& p) {
     if (p.w.threads > max_threads || p.w.io_size != io_size) {
       throw std::logic_error("gpu_io_runner: run larger than the runner was sized for");
     }
-    check(cudaMemcpyAsync(hists, fresh.data(), fresh.size() * sizeof(latency_histogram),
+    check(cudaMemcpyAsync(hists, fresh, 2 * hist_slots * sizeof(latency_histogram),
                           cudaMemcpyHostToDevice, stream),
           "clear histograms");
     check(cudaMemsetAsync(counters, 0, counter_words * sizeof(std::uint64_t), stream),
@@ -364,30 +379,28 @@ struct gpu_io_runner::impl {
   gpu_io_result finish(const gpu_io_params& p) {
     check(cudaGetLastError(), "launch");
     check(cudaEventRecord(end, stream), "record");
-    check(cudaEventSynchronize(end), "kernel");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, begin, end), "elapsed");
-    std::vector<latency_histogram> h(2 * hist_slots);
-    std::vector<std::uint64_t> c(counter_words);
-    check(cudaMemcpyAsync(h.data(), hists, h.size() * sizeof(latency_histogram),
+    check(cudaMemcpyAsync(back, hists, 2 * hist_slots * sizeof(latency_histogram),
                           cudaMemcpyDeviceToHost, stream),
           "copy histograms");
-    check(cudaMemcpyAsync(c.data(), counters, c.size() * sizeof(std::uint64_t),
+    check(cudaMemcpyAsync(back_counters, counters, counter_words * sizeof(std::uint64_t),
                           cudaMemcpyDeviceToHost, stream),
           "copy counters");
-    check(cudaStreamSynchronize(stream), "copy back");
+    check(cudaStreamSynchronize(stream), "kernel");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, begin, end), "elapsed");
     gpu_io_result r;
     for (std::uint32_t i = 0; i < hist_slots; ++i) {
-      r.read_lat.merge(h[i]);
-      r.write_lat.merge(h[hist_slots + i]);
+      r.read_lat.merge(back[i]);
+      r.write_lat.merge(back[hist_slots + i]);
     }
+    const std::uint64_t* c = back_counters;
     r.reads = c[c_reads];
     r.writes = c[c_writes];
     r.errors = c[c_errors];
     r.verified = c[c_verified];
     r.verify_errors = c[c_bad];
     const std::uint32_t n = std::min(p.w.ssd_count, counted_ssds);
-    r.per_ssd.assign(c.begin() + c_ssd, c.begin() + c_ssd + n);
+    r.per_ssd.assign(c + c_ssd, c + c_ssd + n);
     r.kernel_s = double(ms) * 1e-3;
     return r;
   }
@@ -395,7 +408,7 @@ struct gpu_io_runner::impl {
 
 std::uint64_t gpu_io_runner::bytes_needed(std::uint32_t max_threads, std::uint64_t io_size) {
   return std::uint64_t{max_threads} * (buffer_stride(io_size) + (needs_list(io_size) ? page : 0)) +
-         2 * hist_slots * sizeof(latency_histogram);
+         2 * page + 2 * hist_slots * sizeof(latency_histogram);
 }
 
 gpu_io_runner::gpu_io_runner(std::uint32_t max_threads, std::uint64_t io_size)
@@ -404,15 +417,24 @@ gpu_io_runner::gpu_io_runner(std::uint32_t max_threads, std::uint64_t io_size)
   m.max_threads = max_threads;
   m.io_size = io_size;
   const std::uint64_t stride = buffer_stride(io_size);
-  check(cudaMalloc(&m.buffers, std::uint64_t{max_threads} * stride), "cudaMalloc I/O buffers");
+  check(cudaMalloc(&m.buffer_block, std::uint64_t{max_threads} * stride + page),
+        "cudaMalloc I/O buffers");
+  m.buffers = impl::page_align(m.buffer_block);
   if (needs_list(io_size)) {
-    check(cudaMalloc(&m.lists, std::uint64_t{max_threads} * page), "cudaMalloc PRP lists");
+    check(cudaMalloc(&m.list_block, std::uint64_t{max_threads} * page + page),
+          "cudaMalloc PRP lists");
+    m.lists = reinterpret_cast<std::uint64_t*>(impl::page_align(m.list_block));
   }
   check(cudaMalloc(&m.media, counted_ssds * sizeof(std::byte*)), "cudaMalloc media table");
   check(cudaMemset(m.media, 0, counted_ssds * sizeof(std::byte*)), "clear media table");
-  m.fresh.resize(2 * hist_slots);
-  check(cudaMalloc(&m.hists, m.fresh.size() * sizeof(latency_histogram)), "cudaMalloc histograms");
+  const std::size_t hist_bytes = 2 * hist_slots * sizeof(latency_histogram);
+  check(cudaMalloc(&m.hists, hist_bytes), "cudaMalloc histograms");
   check(cudaMalloc(&m.counters, counter_words * sizeof(std::uint64_t)), "cudaMalloc counters");
+  check(cudaMallocHost(&m.fresh, hist_bytes), "cudaMallocHost");
+  check(cudaMallocHost(&m.back, hist_bytes), "cudaMallocHost");
+  check(cudaMallocHost(&m.back_counters, counter_words * sizeof(std::uint64_t)), "cudaMallocHost");
+  for (std::uint32_t i = 0; i < 2 * hist_slots; ++i)
+    new (m.fresh + i) latency_histogram{};
   check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "stream");
   check(cudaEventCreate(&m.begin), "event");
   check(cudaEventCreate(&m.end), "event");

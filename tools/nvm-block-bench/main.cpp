@@ -257,7 +257,11 @@ int main(int argc, char** argv) {
     ins.push_back(std::move(in));
   }
   const bool multi = ins.size() > 1 || repeat > 1;
-  const nlohmann::json report = multi ? bam::fio_jsonplus_multi(ins) : bam::fio_jsonplus(ins[0]);
+  nlohmann::json report = multi ? bam::fio_jsonplus_multi(ins) : bam::fio_jsonplus(ins[0]);
+  std::string command;
+  for (int i = 0; i < argc; ++i)
+    command += (i ? " " : "") + std::string(argv[i]);
+  report["bamkit"]["command"] = command;
   auto stdout_has = [&](const char* f) {
     for (const auto& s : cfg.report.formats) {
       if (s == f) return true;
