@@ -78,7 +78,7 @@ def issue3(d):
         row = {"iops_median": total_iops(job), "iops_min_max": spread(b, job),
                "gbps": total_bw(job) / 1e9, "p50_us": pct(job, "50.000000"), "p99_us": pct(job, "99.000000")}
         c = b.get("ceilings")
-        if c:
+        if c and "direct_read" in c:
             row["direct_read_iops"] = c["direct_read"]["iops"]
             row["memcpy_h2d_gbps"] = c["memcpy_h2d_gbps"]
             row["of_direct_read"] = row["iops_median"] / c["direct_read"]["iops"]
@@ -120,7 +120,7 @@ def fig4(d):
         doc = load(f)
         sources.append(provenance(f, doc))
         for cfg, _, b in jobs(doc):
-            if b.get("ceilings"):
+            if "direct_read" in (b.get("ceilings") or {}):
                 ceil[cfg["workload"]["io_size"]] = b["ceilings"]["direct_read"]["iops"]
     for n in [1, 2, 4, 8, 10]:
         f = d / f"fig4_ssd{n}.json"
@@ -175,7 +175,7 @@ def fig5(d):
         sources.append(provenance(f, doc))
         for cfg, job, b in jobs(doc):
             w = cfg["workload"]
-            if b.get("ceilings"):
+            if "memcpy_h2d_gbps" in (b.get("ceilings") or {}):
                 memcpy = b["ceilings"]["memcpy_h2d_gbps"]
             series.setdefault(w["pattern"], {}).setdefault(k, []).append(
                 {"io_size": w["io_size"], "gbps": total_bw(job) / 1e9, "iops": total_iops(job),
