@@ -2,6 +2,7 @@
 // allowed range, exit status 2, no report written), --print-config round trips, --help showing
 // the struct defaults, the shipped configs, and the reports of a small io_uring run (validated
 // with fio's own fio_jsonplus_clat2csv).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -91,7 +92,29 @@ INSTANTIATE_TEST_SUITE_P(
                   "workload.io_size",
                   "(MDTS), allowed multiples of 512 in [512, 1048576]"},
         bad_input{{"--ssds", "65"}, "storage.ssd_count", "allowed [1, 64]"},
-        bad_input{{"--outstanding", "200"}, "workload.outstanding", "allowed [1, 127]"}));
+        bad_input{{"--outstanding", "200"}, "workload.outstanding", "allowed [1, 127]"},
+        // The zero-copy backend reads pinned host memory (checked before any GPU is looked for).
+        bad_input{{"--backend", "zerocopy", "--set", "storage.media.kind=gpu"},
+                  "storage.media.kind",
+                  "allowed host"},
+        bad_input{{"--backend", "zerocopy", "--set", "storage.media.kind=file", "--media-path",
+                   "@TMP@/m.dat"},
+                  "storage.media.kind",
+                  "allowed host"},
+        // Sweeps: every point is parsed and validated before anything runs.
+        bad_input{{"--sweep", "workload.bogus=1,2"}, "workload.bogus", "unknown key, allowed"},
+        bad_input{{"--sweep", "workload.threads=4,x"},
+                  "workload.threads",
+                  "expected an unsigned integer"},
+        bad_input{{"--sweep", "workload.threads=4,0"}, "workload.threads", "[1, 16777216]"},
+        bad_input{
+            {"--sweep", "workload.io_size=4096,1000"}, "workload.io_size", "multiples of 512"},
+        bad_input{{"--sweep", "workload.threads"}, "--sweep", "KEY=V1,V2,..."},
+        bad_input{
+            {"--sweep", "report.json=a.json,b.json"}, "--sweep", "report keys cannot be swept"},
+        bad_input{{"--sweep", "workload.threads=1,2", "--sweep", "queues.depth=8,100000"},
+                  "queues.depth",
+                  "[2, 65536]"}));
 
 TEST(Cli, ConfigFileErrorsNameTheKey) {
   temp_dir dir;
@@ -330,6 +353,70 @@ TEST(Cli, UnavailableBackendIsAConfigError) {
   EXPECT_NE(r.err.find("storage.backend: \"emulated\" is not available"), std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+TEST(Cli, GpuBackendsWithoutAGpuAreConfigErrors) {
+  for (const char* backend : {"emulated", "zerocopy"}) {
+    SCOPED_TRACE(backend);
+    temp_dir dir;
+    auto r = run_tool(bench,
+                      {"--backend", backend, "--outstanding", "1", "--ios", "1000", "--report",
+                       dir / "r.json", "--csv", dir / "r.csv"},
+                      dir);
+    const bool no_cuda = r.err.find("is not available in this build") != std::string::npos;
+    const bool no_gpu = r.err.find("needs a CUDA GPU and none is usable") != std::string::npos;
+    if (!no_cuda && !no_gpu) GTEST_SKIP() << "this machine runs the GPU backends";
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("storage.backend:"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+    EXPECT_FALSE(std::filesystem::exists(dir / "r.csv"));
+  }
+}
+
+TEST(Cli, SweepAndRepeatGiveAJobAndARowPerPoint) {
+  temp_dir dir;
+  auto r =
+      run_tool(bench,
+               {"--backend", "host", "--ios", "3000", "--set", "storage.media.size_bytes=4194304",
+                "--sweep", "workload.threads=1,2", "--sweep", "workload.io_size=512,8192",
+                "--repeat", "3", "--verify", "--report", dir / "s.json", "--csv", dir / "s.csv"},
+               dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(test::read_file(dir / "s.json"));
+  ASSERT_EQ(doc["jobs"].size(), 4u);
+  EXPECT_EQ(doc["bamkit"]["jobs"], 4u);
+  EXPECT_NE(doc["bamkit"]["command"].get<std::string>().find("--sweep workload.threads=1,2"),
+            std::string::npos);
+  const std::uint32_t threads[] = {1, 1, 2, 2};  // the first --sweep is the outer loop
+  const std::uint64_t sizes[] = {512, 8192, 512, 8192};
+  for (std::size_t i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    const json& job = doc["jobs"][i];
+    EXPECT_EQ(job["jobname"], fmt::format("nvm-block-bench.{}", i));
+    const run_config c = parse_config(job["bamkit"]["config"]);
+    EXPECT_EQ(c.workload.threads, threads[i]);
+    EXPECT_EQ(c.workload.io_size, sizes[i]);
+    EXPECT_EQ(job["read"]["total_ios"], 3000u);
+    EXPECT_EQ(job["read"]["io_bytes"], 3000u * sizes[i]);
+    EXPECT_EQ(job["read"]["clat_ns"]["N"], 3000u);
+    EXPECT_EQ(job["bamkit"]["stats"]["verify_errors"], 0u);
+    const json& rep = job["bamkit"]["repeat"];
+    ASSERT_EQ(rep["iops"].size(), 3u);
+    const double med = job["read"]["iops"].get<double>();
+    EXPECT_LE(rep["iops_min"].get<double>(), med);
+    EXPECT_GE(rep["iops_max"].get<double>(), med);
+    int equal = 0;  // the job is one of the runs: the median one
+    for (const auto& v : rep["iops"])
+      equal += v.get<double>() == rep["iops_median"].get<double>();
+    EXPECT_GE(equal, 1);
+  }
+  const std::string csv = test::read_file(dir / "s.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);  // header + one row per point
+  const std::string cmd =
+      "/usr/bin/fio_jsonplus_clat2csv " + (dir / "s.json") + " " + (dir / "l.csv");
+  ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);
+  EXPECT_TRUE(std::filesystem::exists(dir / "l_job3.csv"));
+  EXPECT_EQ(std::system((cmd + " --validate >/dev/null").c_str()), 0);
 }
 
 TEST(Cli, NvmeBackendReportsADeviceItCannotOpen) {

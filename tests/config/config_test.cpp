@@ -254,6 +254,27 @@ TEST(Config, ModelFilesAreModels) {
       "storage.model.moves_data", {"true or false"});
 }
 
+TEST(Config, ZerocopyBackend) {
+  const run_config c = parse_and_validate(json{{"storage", {{"backend", "zerocopy"}}}});
+  EXPECT_EQ(c.storage.backend, backend_kind::zerocopy);
+  EXPECT_EQ(to_json(c)["storage"]["backend"], "zerocopy");
+  EXPECT_EQ(parse_config(to_json(c)), c);
+  expect_error(
+      [] {
+        parse_and_validate(
+            json{{"storage", {{"backend", "zerocopy"}, {"media", {{"kind", "gpu"}}}}}});
+      },
+      "storage.media.kind", {"\"gpu\" is not allowed with backend \"zerocopy\"", "allowed host"});
+  expect_error(
+      [] {
+        parse_config(json{{"storage", {{"backend", "zero-copy"}}}});
+      },
+      "storage.backend", {"emulated|nvme|host|uring|zerocopy"});
+  // emulated keeps its rule: host or GPU media, never a file.
+  EXPECT_NO_THROW(parse_and_validate(
+      json{{"storage", {{"backend", "emulated"}, {"media", {{"kind", "gpu"}}}}}}));
+}
+
 TEST(Config, CapabilitiesOfTheBackend) {
   run_config c{};
   backend_caps caps;

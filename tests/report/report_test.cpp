@@ -39,7 +39,14 @@ struct fixture {
     result.per_ssd_ios = {1010};
     result.tool_stats["queues"] = {{"doorbell_writes_per_command", 0.5}};
   }
-  report_inputs inputs() const { return {"test-tool", &cfg, &result, &machine, nullptr}; }
+  report_inputs inputs() const {
+    report_inputs in;
+    in.tool = "test-tool";
+    in.config = &cfg;
+    in.result = &result;
+    in.machine = &machine;
+    return in;
+  }
 };
 
 void expect_latency_object(const json& o, bool with_bins) {
@@ -173,6 +180,69 @@ TEST(FioReport, FioJsonplusClat2csvValidates) {
   std::string line;
   std::getline(out, line);
   EXPECT_NE(line.find("validated"), std::string::npos) << line;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FioReport, MultiJobReportHasAJobPerPointWithItsOwnBamkit) {
+  fixture f;
+  run_config second = f.cfg;
+  second.workload.threads = 64;
+  run_result r2 = f.result;
+  r2.runtime_ns = 1'000'000'000;
+  r2.read.runtime_ns = r2.write.runtime_ns = r2.runtime_ns;
+  report_inputs a = f.inputs();
+  report_inputs b = f.inputs();
+  b.config = &second;
+  b.result = &r2;
+  b.repeats = 3;
+  b.repeat_iops = {900.0, 1010.0, 2000.0};
+  b.ceilings = json{{"memcpy_h2d_gbps", 50.0}};
+  const json doc = fio_jsonplus_multi({a, b});
+  ASSERT_EQ(doc["jobs"].size(), 2u);
+  EXPECT_EQ(doc["jobs"][0]["jobname"], "test-tool.0");
+  EXPECT_EQ(doc["jobs"][1]["jobname"], "test-tool.1");
+  EXPECT_EQ(doc["bamkit"]["jobs"], 2u);
+  EXPECT_EQ(doc["bamkit"]["tool"], "test-tool");
+  EXPECT_TRUE(doc["bamkit"]["machine"].contains("git_commit"));
+  EXPECT_EQ(parse_config(doc["bamkit"]["config"]), f.cfg);
+  const json& j0 = doc["jobs"][0];
+  const json& j1 = doc["jobs"][1];
+  EXPECT_EQ(parse_config(j0["bamkit"]["config"]), f.cfg);
+  EXPECT_EQ(parse_config(j1["bamkit"]["config"]), second);
+  EXPECT_FALSE(j0["bamkit"].contains("machine"));  // once, at the top
+  EXPECT_FALSE(j0["bamkit"].contains("repeat"));
+  EXPECT_FALSE(j0["bamkit"].contains("ceilings"));
+  EXPECT_EQ(j1["bamkit"]["ceilings"]["memcpy_h2d_gbps"], 50.0);
+  EXPECT_EQ(j1["bamkit"]["repeat"]["runs"], 3u);
+  EXPECT_EQ(j1["bamkit"]["repeat"]["iops_min"], 900.0);
+  EXPECT_EQ(j1["bamkit"]["repeat"]["iops_max"], 2000.0);
+  EXPECT_DOUBLE_EQ(j1["bamkit"]["repeat"]["iops_median"].get<double>(), 1010.0);
+  EXPECT_EQ(j1["job options"]["numjobs"], "64");
+  EXPECT_DOUBLE_EQ(j1["read"]["iops"].get<double>(), 1000.0);  // 1000 reads in 1 s
+  for (const json& j : doc["jobs"]) {
+    expect_latency_object(j["read"]["clat_ns"], true);
+    expect_latency_object(j["write"]["lat_ns"], true);
+  }
+  // The CSV row of a repeated point ends with repeats, iops_min, iops_max.
+  const std::string row = csv_row(b);
+  EXPECT_NE(row.find(",3,900.0,2000.0"), std::string::npos) << row;
+  EXPECT_EQ(row.substr(row.size() - 15), ",3,900.0,2000.0");
+  const std::string single = csv_row(a);
+  EXPECT_EQ(single.substr(single.size() - 14), ",1,505.0,505.0");
+
+  // fio's own tool reads every job.
+  const std::string script = "/usr/bin/fio_jsonplus_clat2csv";
+  ASSERT_TRUE(std::filesystem::exists(script)) << "install Debian's fio (scripts/setup)";
+  const auto dir = std::filesystem::temp_directory_path() / "bamkit-fio-validate-multi";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string report = (dir / "report.json").string();
+  write_json_file(report, doc);
+  const std::string stub = (dir / "lat.csv").string();
+  ASSERT_EQ(run(script + " " + report + " " + stub + " > /dev/null"), 0);
+  EXPECT_TRUE(std::filesystem::exists(dir / "lat_job0.csv"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "lat_job1.csv"));
+  EXPECT_EQ(run(script + " " + report + " " + stub + " --validate > /dev/null"), 0);
   std::filesystem::remove_all(dir);
 }
 

@@ -1,8 +1,6 @@
 // bam-gpu-bench: kernels and event timing.
 #include <cuda_runtime.h>
 
-#include <algorithm>
-#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -22,33 +20,6 @@ __host__ __device__ std::uint64_t mix(std::uint64_t x) {
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
   x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
   return x ^ (x >> 31);
-}
-
-/// Each warp copies `per_warp` random blocks of `media` into its own scratch block, four blocks in
-/// flight per lane.
-__global__ void direct_read(const uint4* media, std::uint64_t blocks, std::uint32_t block_bytes,
-                            uint4* scratch, std::uint32_t per_warp, std::uint64_t seed) {
-  const std::uint32_t lane = threadIdx.x % 32;
-  const std::uint64_t warp = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
-  const std::uint32_t words = block_bytes / 16;
-  uint4* out = scratch + warp * words;
-  constexpr int U = 4;
-  for (std::uint32_t i = 0; i < per_warp; i += U) {
-    uint4 v[U][8];
-#pragma unroll
-    for (int u = 0; u < U; ++u) {
-      const std::uint64_t b = mix(seed ^ (warp << 24) ^ (i + u)) % blocks;
-      const uint4* src = media + b * words;
-#pragma unroll
-      for (int k = 0; k < 8; ++k)
-        if (lane + 32u * k < words) v[u][k] = __ldcg(src + lane + 32 * k);
-    }
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int k = 0; k < 8; ++k)
-        if (lane + 32u * k < words) __stcg(out + lane + 32 * k, v[u][k]);
-  }
 }
 
 __global__ void io_kernel(gpu::drives_view v, std::byte* buffers, std::uint32_t threads,
@@ -86,11 +57,6 @@ struct scratch_buffers {
 };
 scratch_buffers io_buffers;
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 gpu_info query_gpu() {
@@ -109,61 +75,6 @@ gpu_info query_gpu() {
   check(cudaDeviceGetPCIBusId(bus, sizeof bus, dev), "bus id");
   g.pci_bus_id = bus;
   return g;
-}
-
-ceilings measure_ceilings(std::uint64_t media_bytes, std::uint32_t block, int repeats) {
-  void* host = nullptr;
-  void* dev = nullptr;
-  void* dev_media = nullptr;
-  check(cudaHostAlloc(&host, media_bytes, cudaHostAllocMapped | cudaHostAllocPortable),
-        "cudaHostAlloc");
-  check(cudaHostGetDevicePointer(&dev_media, host, 0), "cudaHostGetDevicePointer");
-  std::memset(host, 0x3c, media_bytes);
-  check(cudaMalloc(&dev, media_bytes), "cudaMalloc");
-  cudaStream_t s;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
-  cudaEvent_t a, b;
-  check(cudaEventCreate(&a), "event");
-  check(cudaEventCreate(&b), "event");
-  ceilings c;
-  std::vector<double> copy, direct;
-  int sms = 0;
-  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "sms");
-  const std::uint32_t threads = 256, grid = static_cast<std::uint32_t>(sms) * 8;
-  const std::uint64_t warps = std::uint64_t{grid} * threads / 32;
-  uint4* scratch = nullptr;
-  check(cudaMalloc(&scratch, warps * block), "cudaMalloc scratch");
-  const std::uint64_t target_blocks = block == 512 ? (64ull << 20) / 4 : (16ull << 20) / 4;
-  const auto per_warp = static_cast<std::uint32_t>((target_blocks / warps + 3) / 4 * 4);
-  for (int r = 0; r < repeats + 1; ++r) {  // the first of each is a warm-up
-    check(cudaEventRecord(a, s), "record");
-    check(cudaMemcpyAsync(dev, host, media_bytes, cudaMemcpyHostToDevice, s), "memcpy");
-    check(cudaEventRecord(b, s), "record");
-    check(cudaEventSynchronize(b), "sync");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    if (r > 0) copy.push_back(static_cast<double>(media_bytes) / (ms * 1e-3) / 1e9);
-
-    check(cudaEventRecord(a, s), "record");
-    direct_read<<<grid, threads, 0, s>>>(static_cast<const uint4*>(dev_media), media_bytes / block,
-                                         block, scratch, per_warp,
-                                         1234 + static_cast<std::uint64_t>(r));
-    check(cudaGetLastError(), "direct_read");
-    check(cudaEventRecord(b, s), "record");
-    check(cudaEventSynchronize(b), "sync");
-    check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    if (r > 0) direct.push_back(static_cast<double>(warps * per_warp) / (ms * 1e-3));
-  }
-  c.memcpy_h2d_gbps = median(copy);
-  c.direct_blocks_per_s = median(direct);
-  c.direct_gbps = c.direct_blocks_per_s * block / 1e9;
-  cudaFree(scratch);
-  cudaFree(dev);
-  cudaFreeHost(host);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  cudaStreamDestroy(s);
-  return c;
 }
 
 io_run run_io(const gpu::drives_view& v, std::uint32_t threads, std::uint32_t ios_per_thread,

@@ -14,15 +14,6 @@ struct gpu_info {
 };
 gpu_info query_gpu();
 
-/// Pinned host memory (mapped) and device memory owners for the ceilings.
-struct ceilings {
-  double memcpy_h2d_gbps = 0;      ///< cudaMemcpy pinned -> device
-  double direct_blocks_per_s = 0;  ///< plain kernel: random blocks of pinned memory -> device
-  double direct_gbps = 0;
-};
-/// Measures both ceilings over `media_bytes` of pinned memory with blocks of `block` bytes.
-ceilings measure_ceilings(std::uint64_t media_bytes, std::uint32_t block, int repeats);
-
 struct io_run {
   double seconds = 0;
   std::uint64_t ios = 0;

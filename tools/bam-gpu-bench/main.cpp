@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bam/bench/gpu_ceilings.hpp"
 #include "bam/emu/timing_presets.hpp"
 #include "bam/gpu/emulated_drives.hpp"
 #include "kernels.hpp"
@@ -90,7 +91,8 @@ int main(int argc, char** argv) {
                    {"mapping", mapping}};
 
   if (with_ceilings) {
-    const auto c = bam::bench::measure_ceilings(media_bytes, io_size, repeats);
+    const auto c =
+        bam::measure_gpu_ceilings(nullptr, media_bytes, io_size, static_cast<int>(repeats));
     doc["ceilings"] = {{"memcpy_h2d_gbps", c.memcpy_h2d_gbps},
                        {"direct_read_block_bytes", io_size},
                        {"direct_read_blocks_per_s", c.direct_blocks_per_s},

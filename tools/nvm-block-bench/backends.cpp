@@ -12,6 +12,9 @@
 #if BAM_HAVE_NVME_BACKEND
 #include "nvme_backend.hpp"
 #endif
+#if BAM_HAVE_GPU_BACKENDS
+#include "gpu_backends.hpp"
+#endif
 
 namespace bam::tools {
 
@@ -36,15 +39,25 @@ std::unique_ptr<backend> make_backend(backend_kind kind) {
       return nullptr;
 #endif
     case backend_kind::emulated:
+#if BAM_HAVE_GPU_BACKENDS
+      return std::make_unique<emulated_backend>();
+#else
       return nullptr;
+#endif
+    case backend_kind::zerocopy:
+#if BAM_HAVE_GPU_BACKENDS
+      return std::make_unique<zerocopy_backend>();
+#else
+      return nullptr;
+#endif
   }
   return nullptr;
 }
 
 std::string available_backends() {
   std::string out;
-  for (backend_kind k :
-       {backend_kind::emulated, backend_kind::nvme, backend_kind::host, backend_kind::uring}) {
+  for (backend_kind k : {backend_kind::emulated, backend_kind::nvme, backend_kind::host,
+                         backend_kind::uring, backend_kind::zerocopy}) {
     if (make_backend(k)) out += (out.empty() ? "" : "|") + std::string(to_string(k));
   }
   return out;

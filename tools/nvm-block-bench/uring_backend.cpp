@@ -149,10 +149,17 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
     thread_result& res = results[t];
     const std::uint32_t depth = w.outstanding;
     try {
+      // The staging buffers outlive the ring, and the ring unregisters them before it exits:
+      // freeing pinned (cudaHostAlloc) memory that io_uring still holds registered - the order
+      // before, when the ring was declared first - can block in the driver's free while the
+      // kernel keeps its page pins, i.e. after the last I/O (the hang seen with gpu_copy=on).
+      gpu_staging staging(depth, w.io_size, gpu_copy_);
       io_uring ring{};
       if (int e = io_uring_queue_init(depth, &ring, 0); e < 0) fail("io_uring_queue_init", -e);
-      std::unique_ptr<io_uring, void (*)(io_uring*)> ring_guard(&ring, io_uring_queue_exit);
-      gpu_staging staging(depth, w.io_size, gpu_copy_);
+      std::unique_ptr<io_uring, void (*)(io_uring*)> ring_guard(&ring, [](io_uring* r) {
+        io_uring_unregister_buffers(r);  // -ENXIO when none were registered: harmless
+        io_uring_queue_exit(r);
+      });
       if (c.uring.registered_buffers) {
         std::vector<iovec> iov(depth);
         for (std::uint32_t s = 0; s < depth; ++s)

@@ -13,7 +13,8 @@
 namespace bam {
 
 namespace {
-constexpr std::array<const char*, 4> backend_names = {"emulated", "nvme", "host", "uring"};
+constexpr std::array<const char*, 5> backend_names = {"emulated", "nvme", "host", "uring",
+                                                      "zerocopy"};
 constexpr std::array<const char*, 3> media_names = {"host", "gpu", "file"};
 constexpr std::array<const char*, 2> pattern_names = {"random", "sequential"};
 constexpr std::array<const char*, 3> op_names = {"read", "write", "mixed"};
@@ -246,7 +247,8 @@ std::vector<field> fields_of(run_config& c) {
   std::vector<field> f;
   f.push_back(enum_field("storage.backend", s.backend, backend_names,
                          "who serves the I/O: emulated SSDs on the GPU, real NVMe, host emulated "
-                         "controllers driven by CPU threads, or the io_uring CPU baseline"));
+                         "controllers driven by CPU threads, the io_uring CPU baseline, or GPU "
+                         "threads reading pinned host memory (zerocopy)"));
   f.push_back(uint_field("storage.ssd_count", s.ssd_count, 1, 1024, "number of SSDs"));
   f.push_back(model_field("storage.model", s.model, "timing model of each emulated SSD"));
   f.push_back(

@@ -66,6 +66,14 @@ void validate(const run_config& c) {
                            "\"file\" is not allowed with backend \"emulated\", allowed host|gpu");
       }
       break;
+    case backend_kind::zerocopy:
+      if (s.media.kind != media_kind::host) {
+        throw config_error("storage.media.kind",
+                           fmt::format("\"{}\" is not allowed with backend \"zerocopy\" (GPU "
+                                       "threads read pinned host memory), allowed host",
+                                       to_string(s.media.kind)));
+      }
+      break;
   }
 
   if (w.io_size % lba != 0) {

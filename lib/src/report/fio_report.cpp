@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -74,11 +75,11 @@ nlohmann::json fio_direction(const direction_result& d) {
   return o;
 }
 
-nlohmann::json fio_jsonplus(const report_inputs& in) {
+namespace {
+
+nlohmann::json job_of(const report_inputs& in) {
   const run_config& c = *in.config;
   const run_result& r = *in.result;
-  const std::time_t now = std::time(nullptr);
-
   nlohmann::json options{
       {"name", in.tool},
       {"ioengine", fmt::format("bamkit-{}", to_string(c.storage.backend))},
@@ -105,7 +106,12 @@ nlohmann::json fio_jsonplus(const report_inputs& in) {
   job["write"] = fio_direction(r.write);
   job["trim"] = fio_direction(r.trim);
   job["job_runtime"] = r.runtime_ns / 1'000'000;
+  return job;
+}
 
+nlohmann::json bamkit_of(const report_inputs& in) {
+  const run_config& c = *in.config;
+  const run_result& r = *in.result;
   nlohmann::json bamkit;
   bamkit["tool"] = in.tool;
   bamkit["config"] = to_json(c);
@@ -116,23 +122,62 @@ nlohmann::json fio_jsonplus(const report_inputs& in) {
   bamkit["stats"]["errors"] = r.errors;
   bamkit["runtime_ns"] = r.runtime_ns;
   bamkit["iops"] = r.iops();
+  if (in.repeats > 1) {
+    const auto [lo, hi] = std::minmax_element(in.repeat_iops.begin(), in.repeat_iops.end());
+    bamkit["repeat"] = {{"runs", in.repeats},
+                        {"iops", in.repeat_iops},
+                        {"iops_median", r.iops()},
+                        {"iops_min", *lo},
+                        {"iops_max", *hi},
+                        {"method",
+                         "this job is the run with the median IOPS (the ceil(N/2)-th smallest "
+                         "of N); iops_min/iops_max: the spread over all N runs"}};
+  }
   if (!r.error.empty()) bamkit["error"] = r.error;
+  return bamkit;
+}
 
+nlohmann::json document(nlohmann::json jobs, nlohmann::json bamkit, const machine_info* machine) {
+  const std::time_t now = std::time(nullptr);
   nlohmann::json doc;
   doc["fio version"] = bamkit_version();
   doc["timestamp"] = static_cast<std::uint64_t>(now);
   doc["timestamp_ms"] = static_cast<std::uint64_t>(now) * 1000;
-  doc["time"] = in.machine ? in.machine->date : iso8601_now();
+  doc["time"] = machine ? machine->date : iso8601_now();
   doc["global options"] = nlohmann::json::object();
-  doc["jobs"] = nlohmann::json::array({job});
-  doc["bamkit"] = bamkit;
+  doc["jobs"] = std::move(jobs);
+  doc["bamkit"] = std::move(bamkit);
   return doc;
+}
+
+}  // namespace
+
+nlohmann::json fio_jsonplus(const report_inputs& in) {
+  return document(nlohmann::json::array({job_of(in)}), bamkit_of(in), in.machine);
+}
+
+nlohmann::json fio_jsonplus_multi(const std::vector<report_inputs>& ins) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (std::size_t i = 0; i < ins.size(); ++i) {
+    nlohmann::json job = job_of(ins[i]);
+    job["jobname"] = fmt::format("{}.{}", ins[i].tool, i);
+    job["bamkit"] = bamkit_of(ins[i]);
+    job["bamkit"].erase("machine");
+    jobs.push_back(std::move(job));
+  }
+  nlohmann::json bamkit;
+  const machine_info* machine = ins.empty() ? nullptr : ins.front().machine;
+  bamkit["tool"] = ins.empty() ? "" : ins.front().tool;
+  bamkit["machine"] = machine ? to_json(*machine) : nlohmann::json(nullptr);
+  bamkit["jobs"] = ins.size();
+  if (!ins.empty()) bamkit["config"] = to_json(*ins.front().config);
+  return document(std::move(jobs), std::move(bamkit), machine);
 }
 
 std::string csv_header() {
   return "tool,backend,model,ssd_count,pairs,depth,threads,outstanding,io_size,op,pattern,ios,"
          "runtime_s,iops,bw_MBps,lat_p50_us,lat_p99_us,lat_p99.9_us,lat_max_us,errors,commit,"
-         "date";
+         "date,repeats,iops_min,iops_max";
 }
 
 std::string csv_row(const report_inputs& in) {
@@ -143,15 +188,20 @@ std::string csv_row(const report_inputs& in) {
   const auto p = percentiles(lat, list);
   const double runtime_s = double(r.runtime_ns) / 1e9;
   const double mbps = runtime_s > 0 ? double(r.total_bytes()) / runtime_s / 1e6 : 0.0;
+  double iops_min = r.iops(), iops_max = r.iops();
+  if (!in.repeat_iops.empty()) {
+    iops_min = *std::min_element(in.repeat_iops.begin(), in.repeat_iops.end());
+    iops_max = *std::max_element(in.repeat_iops.begin(), in.repeat_iops.end());
+  }
   return fmt::format(
       "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.1f},{:.3f},{:.3f},{:.3f},{:.3f},"
-      "{:.3f},{},{},{}",
+      "{:.3f},{},{},{},{},{:.1f},{:.1f}",
       in.tool, to_string(c.storage.backend), model_name(c), c.storage.ssd_count,
       c.queues.pairs_per_ssd, c.queues.depth, c.workload.threads, c.workload.outstanding,
       c.workload.io_size, to_string(c.workload.op), to_string(c.workload.pattern), r.total_ios(),
       runtime_s, r.iops(), mbps, double(p[0]) / 1e3, double(p[1]) / 1e3, double(p[2]) / 1e3,
       double(lat.max) / 1e3, r.errors, in.machine ? in.machine->git_commit : git_commit(),
-      in.machine ? in.machine->date : iso8601_now());
+      in.machine ? in.machine->date : iso8601_now(), in.repeats, iops_min, iops_max);
 }
 
 void append_csv(const std::string& path, const report_inputs& in) {

@@ -15,6 +15,7 @@ enum class backend_kind {
   nvme,      ///< real NVMe controllers through the bamkit kernel module
   host,      ///< host emulated controllers, CPU threads as clients
   uring,     ///< CPU-orchestrated baseline: io_uring reads of a file (+ copy to the GPU)
+  zerocopy,  ///< GPU threads read/write pinned host memory directly (DRAM-only target path)
 };
 enum class media_kind { host, gpu, file };
 enum class io_pattern { random, sequential };

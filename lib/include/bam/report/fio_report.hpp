@@ -5,6 +5,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -20,10 +21,18 @@ struct report_inputs {
   const run_result* result = nullptr;
   const machine_info* machine = nullptr;
   nlohmann::json ceilings;  ///< null unless measured
+  /// Repeated runs (--repeat N): `result` is the run with the median IOPS; these say how the N
+  /// runs spread (CSV columns repeats, iops_min, iops_max; bamkit.repeat in the JSON).
+  std::uint32_t repeats = 1;
+  std::vector<double> repeat_iops;  ///< IOPS of each run, in run order (empty when repeats = 1)
 };
 
 /// fio's --output-format=json+ document for one job.
 nlohmann::json fio_jsonplus(const report_inputs& in);
+/// One json+ document with a job per input (a sweep: one per point). Each job carries its own
+/// `bamkit` object (config, ceilings, stats, repeat); the top-level `bamkit` holds the tool, the
+/// machine, the number of jobs and the first job's config.
+nlohmann::json fio_jsonplus_multi(const std::vector<report_inputs>& ins);
 /// The read/write/trim object of fio's json for one direction.
 nlohmann::json fio_direction(const direction_result& d);
 

@@ -1,0 +1,173 @@
+// nvm-block-bench's GPU backends end to end (label gpu; skipped without a GPU): small runs of the
+// real binary whose reports must add up exactly (I/Os asked = I/Os done = histogram samples =
+// per-SSD counts of the engine and of the threads), with --verify checking every read on the GPU.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bam/config/config_io.hpp"
+#include "tool_runner.hpp"
+
+namespace bam {
+namespace {
+
+using nlohmann::json;
+using test::run_tool;
+using test::temp_dir;
+
+const std::string bench = BAM_BENCH_BIN;
+
+std::uint64_t sum(const json& a) {
+  std::uint64_t s = 0;
+  for (const auto& v : a)
+    s += v.get<std::uint64_t>();
+  return s;
+}
+
+/// Runs the tool; skips the test when this machine has no GPU for it.
+json run_report(std::vector<std::string> args, temp_dir& dir, int expect_rc = 0) {
+  args.insert(args.end(), {"--report", dir / "r.json"});
+  const auto r = run_tool(bench, args, dir);
+  if (r.err.find("needs a CUDA GPU") != std::string::npos) return json();
+  EXPECT_EQ(r.rc, expect_rc) << r.err << r.out;
+  return json::parse(test::read_file(dir / "r.json"));
+}
+
+void expect_job_adds_up(const json& job, const json& bamkit, std::uint64_t ios,
+                        std::uint32_t ssds) {
+  const std::uint64_t reads = job["read"]["total_ios"], writes = job["write"]["total_ios"];
+  EXPECT_EQ(reads + writes, ios);
+  EXPECT_EQ(job["read"]["clat_ns"]["N"], reads);
+  EXPECT_EQ(job["write"]["clat_ns"]["N"], writes);
+  EXPECT_EQ(job["error"], 0);
+  const json& st = bamkit["stats"];
+  EXPECT_EQ(st["errors"], 0u);
+  ASSERT_EQ(st["per_ssd_ios"].size(), ssds);
+  EXPECT_EQ(sum(st["per_ssd_ios"]), ios);
+  EXPECT_EQ(sum(st["per_ssd_ios_threads"]), ios);
+  if (st.contains("verify_errors")) {
+    EXPECT_EQ(st["verify_errors"], 0u);
+    EXPECT_EQ(st["verified_ios"], reads);
+  }
+  EXPECT_GT(st["kernel_s"].get<double>(), 0.0);
+}
+
+TEST(NbbGpu, EmulatedMixedRunAddsUpAndVerifies) {
+  temp_dir dir;
+  const json doc = run_report({"--backend",     "emulated",
+                               "--ssds",        "2",
+                               "--pairs",       "4",
+                               "--depth",       "256",
+                               "--threads",     "4096",
+                               "--outstanding", "1",
+                               "--ios",         "100000",
+                               "--op",          "mixed",
+                               "--set",         "workload.read_ratio=0.7",
+                               "--io-size",     "4096",
+                               "--set",         "storage.media.size_bytes=67108864",
+                               "--verify",      "--measure-ceilings"},
+                              dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  const json& job = doc["jobs"][0];
+  expect_job_adds_up(job, doc["bamkit"], 100000, 2);
+  EXPECT_GT(job["read"]["total_ios"].get<std::uint64_t>(), 60000u);
+  EXPECT_GT(job["write"]["total_ios"].get<std::uint64_t>(), 20000u);
+  const json& st = doc["bamkit"]["stats"];
+  std::uint64_t engine = 0;
+  for (const auto& s : st["ssds"])
+    engine += s["completed"].get<std::uint64_t>();
+  EXPECT_EQ(engine, 100000u);
+  EXPECT_GT(st["doorbell_writes_per_command"].get<double>(), 0.0);
+  EXPECT_LE(st["doorbell_writes_per_command"].get<double>(), 2.0);
+  EXPECT_EQ(st["timeouts"], 0u);
+  const json& c = doc["bamkit"]["ceilings"];
+  EXPECT_GT(c["memcpy_h2d_gbps"].get<double>(), 0.0);
+  EXPECT_GT(c["direct_read"]["iops"].get<double>(), 0.0);
+  EXPECT_EQ(c["direct_read"]["io_size"], 4096u);
+  const std::string cmd =
+      "/usr/bin/fio_jsonplus_clat2csv " + (dir / "r.json") + " " + (dir / "l.csv");
+  ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);
+  EXPECT_EQ(std::system((cmd + " --validate >/dev/null").c_str()), 0);
+}
+
+TEST(NbbGpu, EmulatedLargeSequentialIosUsePrpLists) {
+  temp_dir dir;
+  const json doc =
+      run_report({"--backend",     "emulated", "--ssds",    "3",
+                  "--pairs",       "2",        "--threads", "512",
+                  "--outstanding", "1",        "--ios",     "6000",
+                  "--io-size",     "65536",    "--pattern", "sequential",
+                  "--op",          "mixed",    "--set",     "storage.media.size_bytes=16777216",
+                  "--verify"},
+                 dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  expect_job_adds_up(doc["jobs"][0], doc["bamkit"], 6000, 3);
+  // Sequential I/O g goes to SSD g % 3: 6000 I/Os split evenly.
+  for (const auto& n : doc["bamkit"]["stats"]["per_ssd_ios"])
+    EXPECT_EQ(n, 2000u);
+}
+
+TEST(NbbGpu, ZerocopyRunAddsUpAndVerifies) {
+  temp_dir dir;
+  const json doc = run_report({"--backend", "zerocopy", "--ssds", "2", "--threads", "3000",
+                               "--outstanding", "1", "--ios", "50000", "--op", "mixed", "--io-size",
+                               "8192", "--set", "storage.media.size_bytes=33554432", "--verify"},
+                              dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  expect_job_adds_up(doc["jobs"][0], doc["bamkit"], 50000, 2);
+}
+
+TEST(NbbGpu, SweepReusesTheDrivesAndEveryJobAddsUp) {
+  temp_dir dir;
+  const json doc = run_report(
+      {"--backend", "emulated", "--pairs", "8", "--outstanding", "1", "--ios", "20000", "--set",
+       "storage.media.size_bytes=16777216", "--sweep", "workload.threads=256,2048", "--sweep",
+       "workload.io_size=512,16384", "--repeat", "2"},
+      dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  ASSERT_EQ(doc["jobs"].size(), 4u);
+  for (const auto& job : doc["jobs"]) {
+    expect_job_adds_up(job, job["bamkit"], 20000, 1);
+    EXPECT_EQ(job["bamkit"]["repeat"]["runs"], 2u);
+  }
+}
+
+TEST(NbbGpu, DurationRunStopsAndCountsWhatItDid) {
+  temp_dir dir;
+  const json doc = run_report({"--backend", "emulated", "--model", "optane-p5800x", "--pairs", "16",
+                               "--threads", "8192", "--outstanding", "1", "--ios", "0",
+                               "--duration", "0.3", "--set", "storage.media.size_bytes=16777216"},
+                              dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  const json& job = doc["jobs"][0];
+  const std::uint64_t n = job["read"]["total_ios"];
+  EXPECT_GT(n, 0u);
+  expect_job_adds_up(job, doc["bamkit"], n, 1);
+  // The model's 512 B read cap (5.1 M IOPS) bounds a 0.3 s run.
+  EXPECT_LT(n, 5'100'000u * 4 / 10);
+  EXPECT_LT(doc["bamkit"]["runtime_ns"].get<std::uint64_t>(), 2'000'000'000u);
+}
+
+TEST(NbbGpu, ConfigErrorsOfTheGpuPath) {
+  temp_dir dir;
+  auto r = run_tool(bench, {"--backend", "emulated", "--outstanding", "4"}, dir);
+  if (r.err.find("needs a CUDA GPU") != std::string::npos) GTEST_SKIP() << "no GPU";
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("workload.outstanding: 4 is not supported"), std::string::npos) << r.err;
+  r = run_tool(bench,
+               {"--backend", "emulated", "--outstanding", "1", "--model", "null", "--verify"}, dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("storage.model: --verify"), std::string::npos) << r.err;
+  r = run_tool(bench,
+               {"--backend", "emulated", "--outstanding", "1", "--io-size", "4194304", "--set",
+                "storage.media.size_bytes=16777216"},
+               dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("workload.io_size:"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace bam

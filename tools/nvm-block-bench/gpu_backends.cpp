@@ -1,0 +1,305 @@
+// The GPU backends of nvm-block-bench: emulated SSDs on the GPU, and zero-copy reads of pinned
+// host memory.
+#include "gpu_backends.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+#include "bam/bench/data_pattern.hpp"
+#include "bam/bench/gpu_ceilings.hpp"
+#include "bam/emu/timing_presets.hpp"
+#include "bam/gpu/emulated_drives.hpp"
+
+namespace bam::tools {
+namespace {
+
+/// Largest transfer the GPU engine accepts (its MDTS) and one PRP list page can name.
+constexpr std::uint64_t gpu_max_transfer = 2u << 20;
+/// Memory the ceilings are measured over at most (the media may be larger).
+constexpr std::uint64_t ceilings_max_bytes = 4ull << 30;
+
+const char* mapping_doc =
+    "thread t, warp w = t / 32: queue (w / ssd_count) % pairs_per_ssd of its SSD; random pattern: "
+    "SSD w % ssd_count (a warp's lanes share one queue), sequential: the SSD of the I/O";
+
+/// The engine's timing model for the config's storage.model: the engine's own preset of that
+/// name when it has one (`null` moves no data), else the converted config model.
+emu::timing_model timing_of(const model_spec& spec) {
+  if (spec.inline_model) return emu::from_ssd_model(*spec.inline_model);
+  for (const std::string& name : emu::timing_preset_names()) {
+    if (name == spec.name) return emu::timing_preset(name);
+  }
+  const auto m = resolve(spec);
+  if (!m) throw config_error("storage.model", fmt::format("unknown preset \"{}\"", spec.name));
+  return emu::from_ssd_model(*m);
+}
+
+}  // namespace
+
+void gpu_backend_base::check_common(const run_config& c, const char* name) {
+  std::string why;
+  if (!gpu_usable(why)) {
+    throw config_error("storage.backend",
+                       fmt::format("\"{}\" needs a CUDA GPU and none is usable ({}), allowed "
+                                   "host|uring|nvme on this machine",
+                                   name, why));
+  }
+  if (c.storage.ssd_count > max_ssds) {
+    throw config_error("storage.ssd_count",
+                       fmt::format("{} is above the {} SSDs backend \"{}\" runs, allowed [1, {}]",
+                                   c.storage.ssd_count, max_ssds, name, max_ssds));
+  }
+  if (c.workload.outstanding != 1) {
+    throw config_error("workload.outstanding",
+                       fmt::format("{} is not supported by backend \"{}\": each GPU thread keeps "
+                                   "one I/O in flight (submit and wait, as BaM), allowed [1, 1]",
+                                   c.workload.outstanding, name));
+  }
+  caps_.max_ssds = max_ssds;
+  caps_.max_transfer_bytes = gpu_max_transfer;
+  caps_.media_bytes = c.storage.media.size_bytes;
+}
+
+gpu_io_runner& gpu_backend_base::runner_for(const run_config& c) {
+  const std::uint32_t threads = c.workload.threads;
+  const std::uint64_t io = c.workload.io_size;
+  if (runner_) {
+    // Keep the runner when it fits (allocations are what the residency rule forbids later).
+    if (runner_->max_threads() >= threads && runner_->io_size() == io) return *runner_;
+    runner_.reset();
+  }
+  const std::uint64_t need = gpu_io_runner::bytes_needed(threads, io);
+  const std::uint64_t free = gpu_free_memory();
+  if (need > free / 10 * 9) {
+    throw config_error("workload.threads",
+                       fmt::format("{} threads x {} B buffers need {} MiB of GPU memory, {} MiB "
+                                   "are free: allowed fewer threads or a smaller workload.io_size",
+                                   threads, io, need >> 20, free >> 20));
+  }
+  runner_ = std::make_unique<gpu_io_runner>(threads, io);
+  return *runner_;
+}
+
+gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& hooks) {
+  gpu_io_params p;
+  p.w.threads = c.workload.threads;
+  p.w.ssd_count = c.storage.ssd_count;
+  p.w.io_size = c.workload.io_size;
+  p.w.dataset = c.dataset();
+  p.w.sequential = c.workload.pattern == io_pattern::sequential;
+  p.w.op = static_cast<int>(c.workload.op);
+  p.w.read_ratio = c.workload.read_ratio;
+  p.w.seed = c.workload.seed;
+  p.ios = c.workload.ios;
+  p.duration_ns = static_cast<std::uint64_t>(c.workload.duration_s * 1e9);
+  p.lba_shift = c.storage.lba_size == 4096 ? 12 : 9;
+  p.verify = hooks.verify;
+  return p;
+}
+
+run_result gpu_backend_base::result_of(const run_config& c, const gpu_io_result& r,
+                                       const run_hooks& hooks) {
+  run_result out;
+  const auto ns = static_cast<std::uint64_t>(r.kernel_s * 1e9);
+  out.runtime_ns = ns;
+  out.read.ios = r.reads;
+  out.read.io_bytes = r.reads * c.workload.io_size;
+  out.read.runtime_ns = ns;
+  out.read.lat = r.read_lat;
+  out.write.ios = r.writes;
+  out.write.io_bytes = r.writes * c.workload.io_size;
+  out.write.runtime_ns = ns;
+  out.write.lat = r.write_lat;
+  out.errors = r.errors;
+  nlohmann::json& st = out.tool_stats;
+  st["kernel_s"] = r.kernel_s;
+  st["iops_kernel"] = r.kernel_s > 0 ? double(r.reads + r.writes) / r.kernel_s : 0.0;
+  st["per_ssd_ios_threads"] = r.per_ssd;
+  st["latency_clock"] = "%globaltimer, per command, submission to completion";
+  if (hooks.verify) {
+    st["verified_ios"] = r.verified;
+    st["verify_errors"] = r.verify_errors;
+    if (r.verify_errors != 0) {
+      out.error = fmt::format("verify: {} reads differ from the data pattern", r.verify_errors);
+    }
+  }
+  if (hooks.ios_done != nullptr) hooks.ios_done->fetch_add(r.reads + r.writes);
+  return out;
+}
+
+void gpu_backend_base::fill_pattern_once(const run_config& c) {
+  if (filled_) return;
+  const std::uint64_t lba = c.storage.lba_size;
+  const std::uint64_t blocks = c.storage.media.size_bytes / lba;
+  const unsigned workers = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+  for (std::uint32_t s = 0; s < c.storage.ssd_count; ++s) {
+    std::byte* m = pinned_media(s);
+    if (m == nullptr) {
+      throw config_error("storage.media.kind",
+                         "--verify needs the media in host memory, allowed host");
+    }
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w < workers; ++w) {
+      pool.emplace_back([=] {
+        const std::uint64_t lo = blocks * w / workers, hi = blocks * (w + 1) / workers;
+        fill_pattern(m + lo * lba, lba, pattern_seed, s, lo, hi - lo);
+      });
+    }
+    for (auto& t : pool)
+      t.join();
+  }
+  filled_ = true;
+}
+
+nlohmann::json gpu_backend_base::measure_ceilings(const run_config& c) {
+  const std::uint64_t bytes = std::min(c.dataset(), ceilings_max_bytes);
+  std::byte* pinned = pinned_media(0);
+  const gpu_ceilings g = measure_gpu_ceilings(pinned, bytes, c.workload.io_size, 5);
+  return nlohmann::json{{"bytes", g.bytes},
+                        {"repeats", g.repeats},
+                        {"memory", pinned != nullptr ? "the run's pinned media (SSD 0)"
+                                                     : "pinned memory of that size"},
+                        {"memcpy_h2d_gbps", g.memcpy_h2d_gbps},
+                        {"direct_read",
+                         {{"io_size", g.block},
+                          {"iops", g.direct_blocks_per_s},
+                          {"gbps", g.direct_gbps},
+                          {"method",
+                           "plain kernel, warps copy random io_size blocks of pinned memory to GPU "
+                           "memory, 8 x 16 B loads in flight per lane; median of repeats"}}}};
+}
+
+// ---- emulated ---------------------------------------------------------------------------------
+
+struct emulated_backend::impl {
+  std::unique_ptr<gpu::emulated_drives> drives;
+  bool preloaded = false;
+};
+
+emulated_backend::emulated_backend() : impl_(std::make_unique<impl>()) {}
+emulated_backend::~emulated_backend() = default;
+
+std::byte* emulated_backend::pinned_media(std::uint32_t i) const {
+  return impl_->drives ? impl_->drives->host_media(i) : nullptr;
+}
+
+void emulated_backend::open(const run_config& c) {
+  check_common(c, "emulated");
+  gpu::drives_config dc;
+  const emu::timing_model tm = timing_of(c.storage.model);
+  for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
+    gpu::drive_config d;
+    d.lba_shift = c.storage.lba_size == 4096 ? 12 : 9;
+    d.lbas = c.storage.media.size_bytes / c.storage.lba_size;
+    d.media = c.storage.media.kind == media_kind::gpu ? gpu::media_kind::device
+                                                      : gpu::media_kind::pinned_host;
+    d.model = tm;
+    dc.drives.push_back(d);
+  }
+  dc.queues_per_drive = c.queues.pairs_per_ssd;
+  dc.queue_entries = c.queues.depth;
+  // bam-gpu-bench's engine: 16 blocks of 16 warps, more blocks when the queues need them (one
+  // warp serves at most 32 queues).
+  const std::uint64_t queues = std::uint64_t{c.storage.ssd_count} * c.queues.pairs_per_ssd;
+  dc.engine_warps_per_block = 16;
+  dc.engine_blocks =
+      static_cast<std::uint32_t>(std::max<std::uint64_t>(16, (queues + 32 * 16 - 1) / (32 * 16)));
+  try {
+    impl_->drives = std::make_unique<gpu::emulated_drives>(dc);
+  } catch (const std::invalid_argument& e) {
+    throw config_error("storage", e.what());
+  }
+  caps_.max_queue_entries = 65536;
+  caps_.max_pairs_per_ssd = 65535;
+}
+
+run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
+  gpu::emulated_drives& drives = *impl_->drives;
+  if (hooks.verify) {
+    if (!timing_of(c.storage.model).moves_data) {
+      throw config_error("storage.model",
+                         "--verify with the \"null\" model, which moves no data: allowed any "
+                         "other model");
+    }
+    fill_pattern_once(c);
+  }
+  gpu_io_runner& runner = runner_for(c);
+  if (!impl_->preloaded) {
+    gpu_io_runner::preload();
+    impl_->preloaded = true;
+  }
+  drives.start();
+  gpu_io_result r;
+  try {
+    r = runner.run_emulated(drives.view(), params_of(c, hooks));
+  } catch (...) {
+    drives.stop();
+    throw;
+  }
+  drives.stop();
+  run_result out = result_of(c, r, hooks);
+  const std::vector<queue_totals> q = read_queue_totals(drives.view());
+  nlohmann::json engine = nlohmann::json::array();
+  std::uint64_t sq = 0, cq = 0, timeouts = 0;
+  for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
+    const gpu::drive_stats& s = drives.stats()[i];
+    out.per_ssd_ios.push_back(s.completed);
+    engine.push_back({{"completed", s.completed},
+                      {"errors", s.errors},
+                      {"dropped", s.dropped},
+                      {"delayed", s.delayed},
+                      {"sq_doorbell_writes", q[i].sq_doorbell_writes},
+                      {"cq_doorbell_writes", q[i].cq_doorbell_writes},
+                      {"timeouts", q[i].timeouts}});
+    sq += q[i].sq_doorbell_writes;
+    cq += q[i].cq_doorbell_writes;
+    timeouts += q[i].timeouts;
+  }
+  const std::uint64_t commands = out.total_ios() + out.errors;
+  out.tool_stats["ssds"] = engine;
+  out.tool_stats["sq_doorbell_writes"] = sq;
+  out.tool_stats["cq_doorbell_writes"] = cq;
+  out.tool_stats["timeouts"] = timeouts;
+  out.tool_stats["doorbell_writes_per_command"] =
+      commands != 0 ? double(sq + cq) / double(commands) : 0.0;
+  out.tool_stats["thread_mapping"] = mapping_doc;
+  out.tool_stats["engine_warps"] = drives.engine_warps();
+  out.tool_stats["gpu_timer_rate"] = drives.timer_rate();
+  return out;
+}
+
+// ---- zerocopy ---------------------------------------------------------------------------------
+
+void zerocopy_backend::open(const run_config& c) {
+  check_common(c, "zerocopy");
+  if (c.storage.media.kind != media_kind::host) {
+    throw config_error("storage.media.kind",
+                       fmt::format("\"{}\" is not allowed with backend \"zerocopy\" (the GPU "
+                                   "reads pinned host memory), allowed host",
+                                   to_string(c.storage.media.kind)));
+  }
+  for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i)
+    media_.push_back(alloc_pinned(c.storage.media.size_bytes));
+  caps_.max_transfer_bytes = std::uint64_t{1} << 30;
+}
+
+run_result zerocopy_backend::run(const run_config& c, const run_hooks& hooks) {
+  if (hooks.verify) fill_pattern_once(c);
+  gpu_io_runner& runner = runner_for(c);
+  std::vector<std::byte*> media;
+  for (const auto& m : media_)
+    media.push_back(device_pointer(m.get()));
+  const gpu_io_result r = runner.run_zerocopy(media, params_of(c, hooks));
+  run_result out = result_of(c, r, hooks);
+  out.per_ssd_ios = r.per_ssd;
+  out.tool_stats["thread_mapping"] =
+      "thread t, warp w = t / 32: random pattern: SSD w % ssd_count; sequential: the SSD of the "
+      "I/O; a warp's lanes copy their 32 I/Os together (16 B words, coalesced), each I/O's "
+      "latency is its warp's round";
+  return out;
+}
+
+}  // namespace bam::tools

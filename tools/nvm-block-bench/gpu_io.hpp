@@ -1,0 +1,87 @@
+// gpu_io.hpp: the GPU side of nvm-block-bench's GPU backends (gpu_io.cu, CUDA builds only),
+// callable from host C++ without CUDA headers. One kernel of workload.threads GPU threads, each
+// doing its share of the I/Os one at a time (outstanding = 1, BaM style), either through the
+// queues of GPU-emulated drives (submit_and_wait) or by reading/writing pinned host media
+// directly (zero-copy). Per-command latency from %globaltimer into per-block shared-memory
+// histograms, merged into a few global ones and then on the host; kernel time from CUDA events.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bam/bench/workload.hpp"
+#include "bam/gpu/emulated_drives.hpp"
+#include "bam/report/latency_histogram.hpp"
+
+namespace bam::tools {
+
+/// True when a CUDA device is usable; otherwise `why` says what is missing.
+bool gpu_usable(std::string& why);
+/// Device memory free now (bytes).
+std::uint64_t gpu_free_memory();
+
+struct gpu_io_params {
+  workload_params w{};            ///< threads, ssd_count, io_size, dataset, pattern, op, seed
+  std::uint64_t ios = 0;          ///< total I/Os (thread t does ios/threads, +1 for t < rest)
+  std::uint64_t duration_ns = 0;  ///< 0: no time limit; else each thread stops after it
+  std::uint32_t lba_shift = 9;
+  bool verify = false;  ///< fill writes with, and check reads against, the pattern
+  std::uint64_t timeout_ns = 10'000'000'000;  ///< per command (emulated): then an error
+};
+
+struct gpu_io_result {
+  latency_histogram read_lat{}, write_lat{};
+  std::uint64_t reads = 0, writes = 0, errors = 0;
+  std::uint64_t verified = 0, verify_errors = 0;
+  std::vector<std::uint64_t> per_ssd;  ///< I/Os completed per SSD, counted by the threads
+  double kernel_s = 0;                 ///< CUDA events around the kernel
+};
+
+/// Buffers (device memory, one io_size slot per thread, 4 KiB aligned, with a PRP list page per
+/// thread when io_size > 8 KiB), histograms and counters for runs of up to `max_threads` threads.
+/// Construct before emulated_drives::start() (it allocates); runs then allocate nothing.
+class gpu_io_runner {
+ public:
+  gpu_io_runner(std::uint32_t max_threads, std::uint64_t io_size);
+  ~gpu_io_runner();
+  gpu_io_runner(const gpu_io_runner&) = delete;
+  gpu_io_runner& operator=(const gpu_io_runner&) = delete;
+  std::uint32_t max_threads() const;
+  std::uint64_t io_size() const;
+
+  /// Device bytes a runner for these sizes allocates (to check against free memory first).
+  static std::uint64_t bytes_needed(std::uint32_t max_threads, std::uint64_t io_size);
+  /// Loads the kernels' modules (call before emulated_drives::start()).
+  static void preload();
+
+  /// Thread t: warp w = t / 32 uses queue (w / drives) % queues_per_drive of its SSD; random
+  /// pattern: the SSD is w % drives (all lanes of a warp on one queue, as bam-gpu-bench's warp
+  /// mapping); sequential: the SSD of the I/O (io_stream's striping).
+  gpu_io_result run_emulated(const gpu::drives_view& v, const gpu_io_params& p);
+  /// media[s]: device-accessible pointer to SSD s's media (pinned, mapped host memory). The
+  /// lanes of a warp copy their 32 I/Os together (coalesced); each I/O's latency is its warp's
+  /// round.
+  gpu_io_result run_zerocopy(const std::vector<std::byte*>& media, const gpu_io_params& p);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> impl_;
+};
+
+/// Pinned, mapped host memory (cudaHostAlloc) for zero-copy media; freed by the deleter.
+struct pinned_deleter {
+  void operator()(std::byte* p) const;
+};
+using pinned_ptr = std::unique_ptr<std::byte, pinned_deleter>;
+pinned_ptr alloc_pinned(std::uint64_t bytes);
+/// The device's address of pinned, mapped host memory.
+std::byte* device_pointer(std::byte* pinned);
+
+/// Per-queue counters of emulated drives, summed per drive (read after stop()).
+struct queue_totals {
+  std::uint64_t sq_doorbell_writes = 0, cq_doorbell_writes = 0, timeouts = 0, late_completions = 0;
+};
+std::vector<queue_totals> read_queue_totals(const gpu::drives_view& v);
+
+}  // namespace bam::tools
