@@ -15,13 +15,8 @@ nvme_backend::nvme_backend() = default;
 nvme_backend::~nvme_backend() = default;
 
 void nvme_backend::open(const run_config& c) {
+  // storage.device_paths (one per SSD, existing character devices) was checked by validate().
   const std::vector<std::string>& paths = c.storage.device_paths;
-  if (paths.size() != c.storage.ssd_count) {
-    throw config_error("storage.device_paths",
-                       fmt::format("{} device(s) given for storage.ssd_count = {}: backend "
-                                   "\"nvme\" needs exactly one device file per SSD",
-                                   paths.size(), c.storage.ssd_count));
-  }
   check_outstanding_fits(c);
   if (std::uint64_t{c.workload.threads} * c.workload.outstanding > 4096) {
     throw config_error("workload.outstanding",
