@@ -101,20 +101,12 @@ kmod_gpu_queues::~kmod_gpu_queues() {
   cudaFree(state_block_);
 }
 
-std::uint64_t kmod_gpu_queues::ordering_reads() const {
-  if (view_.ordering == nullptr) return 0;
-  std::uint64_t v = 0;
-  check(cudaMemcpy(&v, &view_.ordering->reads, sizeof v, cudaMemcpyDeviceToHost),
-        "cudaMemcpy(ordering reads)");
-  return v;
-}
-
-std::uint64_t kmod_gpu_queues::ordering_errors() const {
-  if (view_.ordering == nullptr) return 0;
-  std::uint64_t v = 0;
-  check(cudaMemcpy(&v, &view_.ordering->errors, sizeof v, cudaMemcpyDeviceToHost),
-        "cudaMemcpy(ordering errors)");
-  return v;
+ordering_state kmod_gpu_queues::ordering_snapshot() const {
+  ordering_state st{};
+  if (view_.ordering != nullptr)
+    check(cudaMemcpy(&st, view_.ordering, sizeof st, cudaMemcpyDeviceToHost),
+          "cudaMemcpy(ordering state)");
+  return st;
 }
 
 }  // namespace bam

@@ -66,10 +66,12 @@ class kmod_gpu_queues {
   dma_allocator& gpu_allocator() { return rings_; }
   /// The extra reads issued so far and how many failed (copied from GPU memory; call with no
   /// kernel running). Zero when the ordering read is off.
-  std::uint64_t ordering_reads() const;
-  std::uint64_t ordering_errors() const;
+  std::uint64_t ordering_reads() const { return ordering_snapshot().reads; }
+  std::uint64_t ordering_errors() const { return ordering_snapshot().errors; }
 
  private:
+  ordering_state ordering_snapshot() const;
+
   kmod_gpu_bar bar_;
   kmod_gpu_allocator rings_;
   dma_buffer scratch_;
