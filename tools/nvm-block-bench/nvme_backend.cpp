@@ -82,6 +82,11 @@ run_result nvme_backend::run(const run_config& c, const run_hooks& hooks) {
   }
   out.tool_stats["devices"] = devices;
   out.tool_stats["io_threads"] = one_each.workload.threads;
+  // storage.nvme_ordering_read concerns data a controller writes into GPU memory; this backend
+  // runs in host mode (buffers in pinned host memory), so it never issues the extra read.
+  out.tool_stats["nvme_ordering_read"] = {{"configured", c.storage.nvme_ordering_read},
+                                          {"applied", false},
+                                          {"why", "host mode: data buffers in host memory"}};
   return out;
 }
 
