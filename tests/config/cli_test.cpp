@@ -419,15 +419,31 @@ TEST(Cli, SweepAndRepeatGiveAJobAndARowPerPoint) {
   EXPECT_EQ(std::system((cmd + " --validate >/dev/null").c_str()), 0);
 }
 
-TEST(Cli, NvmeBackendReportsADeviceItCannotOpen) {
+TEST(Cli, NvmeBackendRejectsAMissingDeviceAsAConfigError) {
   temp_dir dir;
   const std::string missing = dir / "bamkit-nvme-missing";
   auto r = run_tool(bench,
                     {"--backend", "nvme", "--set", "storage.device_paths=[\"" + missing + "\"]",
                      "--report", dir / "r.json"},
                     dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(
+      r.err.find("invalid configuration: storage.device_paths: \"" + missing + "\" does not exist"),
+      std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+TEST(Cli, NvmeBackendReportsADeviceItCannotOpen) {
+  temp_dir dir;
+  // A character device that is not a bamkit controller: valid config, the open fails.
+  auto r = run_tool(bench,
+                    {"--backend", "nvme", "--set", "storage.device_paths=[\"/dev/null\"]",
+                     "--report", dir / "r.json"},
+                    dir);
   EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("cannot open backend: open " + missing), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot open backend: /dev/null: BAMKIT_IOC_GET_INFO"), std::string::npos)
+      << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
 }
 

@@ -60,6 +60,7 @@ TEST(Config, RoundTripOfEveryKey) {
   c.storage.media = media_config{media_kind::file, 1 << 20, "/tmp/x"};
   c.storage.lba_size = 4096;
   c.storage.device_paths = {"/dev/a", "/dev/b"};
+  c.storage.nvme_ordering_read = "off";
   c.queues = queues_config{3, 1024};
   c.cache = cache_config{8192, 1 << 24};
   c.workload = workload_config{

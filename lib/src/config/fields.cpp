@@ -260,6 +260,10 @@ std::vector<field> fields_of(run_config& c) {
                                 "logical block size in bytes"));
   f.push_back(string_list_field("storage.device_paths", s.device_paths, {},
                                 "controller device files for backend=nvme, one per SSD"));
+  f.push_back(string_choice_field(
+      "storage.nvme_ordering_read", s.nvme_ordering_read, {"auto", "on", "off"},
+      "nvme GPU path: coalesced extra NVMe read after a completion so the data the controller "
+      "wrote to GPU memory is visible (BaM paper 4.4); auto: on for backend=nvme"));
   f.push_back(uint_field("queues.pairs_per_ssd", c.queues.pairs_per_ssd, 1, 65535,
                          "I/O queue pairs per SSD"));
   f.push_back(uint_field("queues.depth", c.queues.depth, 2, 65536,

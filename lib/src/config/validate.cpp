@@ -53,12 +53,7 @@ void validate(const run_config& c) {
       }
       break;
     case backend_kind::nvme:
-      if (s.ssd_count != s.device_paths.size()) {
-        throw config_error("storage.device_paths",
-                           fmt::format("{} device file(s) for storage.ssd_count = {}: backend "
-                                       "\"nvme\" needs exactly one per SSD",
-                                       s.device_paths.size(), s.ssd_count));
-      }
+      validate_device_paths(s);
       break;
     case backend_kind::emulated:
       if (s.media.kind == media_kind::file) {
@@ -74,6 +69,14 @@ void validate(const run_config& c) {
                                        to_string(s.media.kind)));
       }
       break;
+  }
+
+  if (s.nvme_ordering_read == "on" && s.backend != backend_kind::nvme) {
+    throw config_error("storage.nvme_ordering_read",
+                       fmt::format("\"on\" is not allowed with backend \"{}\", allowed auto|off "
+                                   "(only the nvme backend's GPU path reads data a controller "
+                                   "wrote over PCIe)",
+                                   to_string(s.backend)));
   }
 
   if (w.io_size % lba != 0) {

@@ -201,14 +201,19 @@ nvme::completion controller_driver::admin_checked(const nvme::command& cmd, cons
 }
 
 io_queue_pair controller_driver::create_io_queue_pair(std::uint32_t entries) {
+  return create_io_queue_pair(entries, *core_->alloc);
+}
+
+io_queue_pair controller_driver::create_io_queue_pair(std::uint32_t entries, dma_allocator& rings) {
   auto& c = *core_;
   if (!c.live.load()) fail("create_io_queue_pair after shutdown");
   if (entries < 1 || entries > 65536)
     throw std::invalid_argument(
         fmt::format("controller_driver: queue size {} not in 1..65536", entries));
+  if (rings.page_size_log2() < page_log2) fail("the ring allocator's pages are smaller than 4 KiB");
   io_queue_pair p;
-  p.sq_ = dma_buffer(*c.alloc, std::size_t{entries} * sizeof(nvme::command));
-  p.cq_ = dma_buffer(*c.alloc, std::size_t{entries} * sizeof(nvme::completion));
+  p.sq_ = dma_buffer(rings, std::size_t{entries} * sizeof(nvme::command));
+  p.cq_ = dma_buffer(rings, std::size_t{entries} * sizeof(nvme::completion));
   if (!bus_contiguous(p.sq_.region()) || !bus_contiguous(p.cq_.region()))
     fail("queue ring memory is not contiguous in bus addresses (PRP-list queues: not supported)");
   const std::uint16_t qid = c.allocate_qid();

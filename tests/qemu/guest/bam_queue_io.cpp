@@ -18,7 +18,16 @@ io_result bam_queue_extents(controller_driver& driver, dma_allocator& data, std:
                             unsigned threads, const std::vector<extent>& extents, bool write,
                             std::uint32_t block_size, std::uint64_t gen, std::uint64_t tag) {
   io_queue_pair qp = driver.create_io_queue_pair(entries);
+  const io_result r = bam_queue_run(qp, data, threads, extents, write, block_size, gen, tag);
+  qp.destroy();
+  return r;
+}
+
+io_result bam_queue_run(io_queue_pair& qp, dma_allocator& data, unsigned threads,
+                        const std::vector<extent>& extents, bool write, std::uint32_t block_size,
+                        std::uint64_t gen, std::uint64_t tag) {
   const auto q = qp.ref<mmio_doorbell>();
+  const std::uint64_t submitted_before = qp.queue().stats().submitted;
   dma_buffer buffers(data, std::size_t{threads} * max_extent_bytes);
 
   io_result total;
@@ -72,9 +81,8 @@ io_result bam_queue_extents(controller_driver& driver, dma_allocator& data, std:
     th.join();
   const auto stats = qp.queue().stats();
   total.max_outstanding = threads;
-  qp.destroy();
   if (error) std::rethrow_exception(error);
-  if (stats.submitted != extents.size())
+  if (stats.submitted - submitted_before != extents.size())
     throw std::runtime_error("queue_pair counted a different number of submissions");
   return total;
 }

@@ -17,4 +17,10 @@ io_result bam_queue_extents(controller_driver& driver, dma_allocator& data, std:
                             unsigned threads, const std::vector<extent>& extents, bool write,
                             std::uint32_t block_size, std::uint64_t gen, std::uint64_t tag);
 
+/// The same on an existing queue pair (e.g. one whose rings came from another allocator); the
+/// pair must be idle and is left in place.
+io_result bam_queue_run(io_queue_pair& qp, dma_allocator& data, unsigned threads,
+                        const std::vector<extent>& extents, bool write, std::uint32_t block_size,
+                        std::uint64_t gen, std::uint64_t tag);
+
 }  // namespace bam::guest

@@ -357,6 +357,34 @@ void bam_depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t 
   check(bad == 0, "BaM queue depth sweep " + c.path() + ": every block verified");
 }
 
+/// I/O queue rings from a second allocator (create_io_queue_pair(entries, rings), what the GPU
+/// path does with GPU memory): here a second pinned-host allocator. The controller gets the
+/// rings' bus addresses from it, none from the driver's own ring allocator.
+void second_ring_allocator(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen) {
+  kmod_host_allocator rings(c.kc->device(), true);
+  const std::size_t own_before = c.kc->ring_allocator().live_regions();
+  const auto ext = random_extents(first_lba, 20000, max_extent_bytes / c.block_size, gen);
+  io_result w, r;
+  {
+    io_queue_pair qp = c.driver().create_io_queue_pair(512, rings);
+    check(rings.live_regions() == 2 && c.kc->ring_allocator().live_regions() == own_before,
+          "rings from the second allocator " + c.path() +
+              ": SQ and CQ there, none from the "
+              "driver's");
+    w = bam_queue_run(qp, c.data(), 6, ext, true, c.block_size, gen, c.tag);
+    r = bam_queue_run(qp, c.data(), 6, ext, false, c.block_size, gen, c.tag);
+    qp.destroy();
+  }
+  std::printf("second ring allocator %s: %llu commands, %llu blocks written and verified\n",
+              c.path().c_str(), static_cast<unsigned long long>(w.commands + r.commands),
+              static_cast<unsigned long long>(r.blocks));
+  check(w.bad_status == 0 && r.bad_status == 0 && r.bad_blocks == 0 && r.blocks == 20000 &&
+            rings.live_regions() == 0,
+        "I/O through rings of the second allocator " + c.path() +
+            ": every block verified, "
+            "rings freed");
+}
+
 /// Depths to sweep: every depth 2..128, then every 61st depth, the powers of two and their
 /// neighbours, up to the controller's maximum, which is always included.
 std::vector<std::uint32_t> sweep_depths(std::uint32_t max, bool quick) {
@@ -432,6 +460,7 @@ int run_full(bool quick) {
       try {
         depth_sweep(*c, 200000, 100, quick);
         bam_depth_sweep(*c, 210000, 5000);
+        second_ring_allocator(*c, 220000, 7000);
       } catch (const std::exception& e) {
         check(false, std::string("depth sweep: ") + e.what());
       }

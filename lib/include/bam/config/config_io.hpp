@@ -49,6 +49,10 @@ nlohmann::json to_json(const run_config& c);
 
 /// Checks relations between values (io_size vs lba_size, dataset vs media, backend needs).
 void validate(const run_config& c);
+/// The storage.device_paths checks of backend nvme (part of validate): one path per SSD
+/// (storage.ssd_count), each an existing character device, no path twice. config_error naming
+/// storage.device_paths otherwise. Every tool inherits them through validate().
+void validate_device_paths(const storage_config& s);
 /// Checks the config against what the opened backend reports.
 void validate_against(const run_config& c, const backend_caps& caps);
 

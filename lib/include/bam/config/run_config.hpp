@@ -35,6 +35,10 @@ struct storage_config {
   media_config media{};
   std::uint32_t lba_size = 512;
   std::vector<std::string> device_paths;  ///< for backend=nvme, one per SSD
+  /// The BaM paper's §4.4 workaround on the nvme backend's GPU path: after a completion, a
+  /// coalesced extra NVMe read flushes the controller's PCIe writes into GPU memory before the
+  /// data is used. auto: on for backend nvme, off otherwise; on; off.
+  std::string nvme_ordering_read = "auto";
   bool operator==(const storage_config&) const = default;
 };
 
@@ -94,6 +98,10 @@ struct run_config {
     return workload.dataset_bytes != 0 ? workload.dataset_bytes : storage.media.size_bytes;
   }
 };
+
+/// Whether the nvme backend's GPU path issues the ordering read (storage.nvme_ordering_read
+/// resolved: "auto" is on exactly for backend nvme). Host-mode I/O never needs it.
+bool nvme_ordering_read_enabled(const run_config& c);
 
 const char* to_string(backend_kind k);
 const char* to_string(media_kind k);

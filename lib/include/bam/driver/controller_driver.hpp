@@ -40,6 +40,12 @@ class controller_driver {
   /// size it refuses throws with its status name, e.g. "Invalid Queue Size"), on the lowest
   /// free queue ID.
   io_queue_pair create_io_queue_pair(std::uint32_t entries);
+  /// Same, with the SQ and CQ rings allocated from `rings` instead of the driver's allocator
+  /// (e.g. GPU memory mapped for this controller; the admin queue stays where it is). `rings`
+  /// must outlive the pair. Its pages must be at least 4 KiB and each ring contiguous in bus
+  /// addresses (std::runtime_error otherwise). The pair's host queue_pair points at these rings:
+  /// use its ref() only when the host can dereference them.
+  io_queue_pair create_io_queue_pair(std::uint32_t entries, dma_allocator& rings);
 
   /// Submits an admin command and waits for its completion (any status).
   nvme::completion admin(const nvme::command& cmd);

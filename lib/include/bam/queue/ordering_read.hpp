@@ -1,0 +1,95 @@
+// bam/queue/ordering_read.hpp: API. The BaM paper's §4.4 workaround for GPUDirect RDMA ordering:
+// after a completion, one coalesced extra NVMe command whose SQ entry the controller must fetch
+// from GPU memory (a PCIe read) flushes its earlier PCIe writes of data into GPU memory.
+#pragma once
+#include <cstdint>
+
+#include "bam/config.hpp"
+#include "bam/detail/atomic.hpp"
+#include "bam/nvme/commands.hpp"
+#include "bam/queue/queue_pair_ref.hpp"
+
+namespace bam {
+
+/// The virtual queue of threads waiting for an ordering read (zero-initialised; in the memory of
+/// the threads that use it: GPU memory for GPU threads). Positions are 64-bit and never wrap.
+struct ordering_state {
+  alignas(128) std::uint64_t tail;  ///< next position handed to a waiting thread
+  alignas(128) std::uint64_t head;  ///< positions below it are covered by a completed read
+  std::uint32_t lock;               ///< held by the thread issuing the read
+  std::uint64_t reads;              ///< extra reads issued (under lock)
+  std::uint64_t errors;             ///< of those, completed with an error status (under lock)
+};
+static_assert(sizeof(ordering_state) == 2 * 128);
+
+/// Handle GPU (or host) threads call after finding a completion, before using the data the
+/// controller wrote. Trivially copyable; a default-constructed one (no state) does nothing,
+/// which is the policy switched off.
+///
+/// A thread takes position p = tail++ and waits until head > p. Meanwhile it tries the lock; the
+/// holder reads t = tail (every position below t was taken after its thread had seen its own
+/// completion), submits one read of `nlb` blocks at `lba` into `scratch` on `queue` and waits
+/// for its completion. The controller fetched that command from the SQ (in GPU memory) before
+/// completing it, and that PCIe read made every earlier PCIe write to GPU memory visible; so
+/// the holder sets head = t, covering all t positions with one command (dissertation §8.2.1).
+/// Any completion, even an error status, proves the fetch; its status is counted in `errors`.
+template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
+class ordering_read_ref {
+ public:
+  template <class T>
+  using ref_t = cuda::atomic_ref<T, Scope>;
+
+  ordering_read_ref() = default;
+  BAM_HD ordering_read_ref(ordering_state* state, queue_pair_ref<Doorbell, Scope> queue,
+                           std::uint64_t scratch_bus, std::uint32_t nsid = 1, std::uint64_t lba = 0,
+                           std::uint32_t nlb = 1)
+      : state_(state), queue_(queue), scratch_(scratch_bus), nsid_(nsid), lba_(lba), nlb_(nlb) {}
+
+  BAM_HD bool enabled() const { return state_ != nullptr; }
+
+  /// Returns once a PCIe read of GPU memory by the controller followed every completion this
+  /// thread had seen when it called. No-op when disabled.
+  BAM_HD void after_completion() const {
+    if (state_ == nullptr) return;
+    const std::uint64_t pos = ref_t<std::uint64_t>(state_->tail).fetch_add(1, acq_rel);
+    ref_t<std::uint64_t> head(state_->head);
+    backoff bo;
+    while (head.load(acquire) <= pos) {
+      if (try_lock()) {
+        if (head.load(acquire) <= pos) issue(ref_t<std::uint64_t>(state_->tail).load(acquire));
+        ref_t<std::uint32_t>(state_->lock).store(0, release);
+        break;  // covered: by our read or by the one that ended just before we took the lock
+      }
+      bo.pause();
+    }
+#if BAM_DEVICE_CODE
+    // The caller's loads of the data come after this: order them after the covering read's
+    // completion at the controller's scope (no stale L1 lines). On the host the acquire loads
+    // of head above already do (and ThreadSanitizer rejects standalone fences).
+    cuda::atomic_thread_fence(acquire, Doorbell::scope);
+#endif
+  }
+
+ private:
+  BAM_HD bool try_lock() const {
+    ref_t<std::uint32_t> l(state_->lock);
+    return l.load(relaxed) == 0 && l.exchange(1, acquire) == 0;
+  }
+
+  /// Lock holder: one read covering every position below `upto`.
+  BAM_HD void issue(std::uint64_t upto) const {
+    const nvme::completion c = queue_.submit_and_wait(nvme::read(nsid_, lba_, nlb_, {scratch_, 0}));
+    ref_t<std::uint64_t>(state_->reads).fetch_add(1, relaxed);
+    if (!c.status().ok()) ref_t<std::uint64_t>(state_->errors).fetch_add(1, relaxed);
+    ref_t<std::uint64_t>(state_->head).store(upto, release);
+  }
+
+  ordering_state* state_ = nullptr;
+  queue_pair_ref<Doorbell, Scope> queue_{};
+  std::uint64_t scratch_ = 0;
+  std::uint32_t nsid_ = 1;
+  std::uint64_t lba_ = 0;
+  std::uint32_t nlb_ = 1;
+};
+
+}  // namespace bam
