@@ -3,7 +3,8 @@
 
 Usage: nbb_figs.py RESULTS_DIR   (run with /usr/bin/python3: Debian's matplotlib)
 Reads whichever of these are in RESULTS_DIR and writes, beside them:
-  issue3:  ideal_read_512.json, ideal_read_4096.json, null_read_512.json, single_qp_{null,ideal}.json
+  issue3:  ideal_read_512.json, ideal_read_4096.json, null_read_512.json,
+           single_qp_{null,ideal}[_large].json
            -> nbb_single_qp.png, nbb_issue3.json (IOPS vs the ceilings measured in the same run)
   fig4:    fig4_ssd{1,2,4,8,10}.json, fig4_ceilings.json -> nbb_fig4.png, nbb_fig4.json
   fig5:    fig5_{emulated,zerocopy,uring_pagecache,uring_direct}.json
@@ -87,12 +88,16 @@ def issue3(d):
     fig, ax = plt.subplots(figsize=(6, 4))
     curves = {}
     for m in ["null", "ideal"]:
-        f = d / f"single_qp_{m}.json"
-        if not f.exists():
+        pts = []
+        for f in [d / f"single_qp_{m}.json", d / f"single_qp_{m}_large.json"]:
+            if not f.exists():
+                continue
+            doc = load(f)
+            sources.append(provenance(f, doc))
+            pts += [(cfg["workload"]["threads"], total_iops(j)) for cfg, j, _ in jobs(doc)]
+        if not pts:
             continue
-        doc = load(f)
-        sources.append(provenance(f, doc))
-        pts = sorted((cfg["workload"]["threads"], total_iops(j)) for cfg, j, _ in jobs(doc))
+        pts.sort()
         curves[m] = pts
         ax.plot([p[0] for p in pts], [p[1] / 1e6 for p in pts], marker="o", label=f"{m} SSD")
     if not sources:
