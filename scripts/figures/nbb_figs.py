@@ -3,7 +3,8 @@
 
 Usage: nbb_figs.py RESULTS_DIR   (run with /usr/bin/python3: Debian's matplotlib)
 Reads whichever of these are in RESULTS_DIR and writes, beside them:
-  issue3:  ideal_read_512.json, ideal_read_4096.json, null_read_512.json, single_qp_{null,ideal}.json
+  issue3:  ideal_read_512.json, ideal_read_4096.json, null_read_512.json,
+           single_qp_{null,ideal}[_large].json
            -> nbb_single_qp.png, nbb_issue3.json (IOPS vs the ceilings measured in the same run)
   fig4:    fig4_ssd{1,2,4,8,10}.json, fig4_ceilings.json -> nbb_fig4.png, nbb_fig4.json
   fig5:    fig5_{emulated,zerocopy,uring_pagecache,uring_direct}.json
@@ -43,6 +44,16 @@ def provenance(path, doc):
             "cuda_runtime": m.get("cuda"), "date": m.get("date"), "host": m.get("hostname")}
 
 
+def read_jobs(d, name, sources):
+    """The (config, job, bamkit) list of report d/name.json ([] when absent); notes its provenance."""
+    f = d / f"{name}.json"
+    if not f.exists():
+        return []
+    doc = load(f)
+    sources.append(provenance(f, doc))
+    return jobs(doc)
+
+
 def total_iops(job):
     return job["read"]["iops"] + job["write"]["iops"]
 
@@ -69,12 +80,10 @@ def title_of(sources):
 def issue3(d):
     sources, table = [], {}
     for name in ["ideal_read_512", "ideal_read_4096", "null_read_512"]:
-        f = d / f"{name}.json"
-        if not f.exists():
+        js = read_jobs(d, name, sources)
+        if not js:
             continue
-        doc = load(f)
-        sources.append(provenance(f, doc))
-        cfg, job, b = jobs(doc)[0]
+        cfg, job, b = js[0]
         row = {"iops_median": total_iops(job), "iops_min_max": spread(b, job),
                "gbps": total_bw(job) / 1e9, "p50_us": pct(job, "50.000000"), "p99_us": pct(job, "99.000000")}
         c = b.get("ceilings")
@@ -87,12 +96,12 @@ def issue3(d):
     fig, ax = plt.subplots(figsize=(6, 4))
     curves = {}
     for m in ["null", "ideal"]:
-        f = d / f"single_qp_{m}.json"
-        if not f.exists():
+        pts = []
+        for name in [f"single_qp_{m}", f"single_qp_{m}_large"]:
+            pts += [(cfg["workload"]["threads"], total_iops(j)) for cfg, j, _ in read_jobs(d, name, sources)]
+        if not pts:
             continue
-        doc = load(f)
-        sources.append(provenance(f, doc))
-        pts = sorted((cfg["workload"]["threads"], total_iops(j)) for cfg, j, _ in jobs(doc))
+        pts.sort()
         curves[m] = pts
         ax.plot([p[0] for p in pts], [p[1] / 1e6 for p in pts], marker="o", label=f"{m} SSD")
     if not sources:
@@ -115,20 +124,11 @@ def fig4(d):
     sources, series = [], {}
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     ceil = {}
-    f = d / "fig4_ceilings.json"
-    if f.exists():
-        doc = load(f)
-        sources.append(provenance(f, doc))
-        for cfg, _, b in jobs(doc):
-            if "direct_read" in (b.get("ceilings") or {}):
-                ceil[cfg["workload"]["io_size"]] = b["ceilings"]["direct_read"]["iops"]
+    for cfg, _, b in read_jobs(d, "fig4_ceilings", sources):
+        if "direct_read" in (b.get("ceilings") or {}):
+            ceil[cfg["workload"]["io_size"]] = b["ceilings"]["direct_read"]["iops"]
     for n in [1, 2, 4, 8, 10]:
-        f = d / f"fig4_ssd{n}.json"
-        if not f.exists():
-            continue
-        doc = load(f)
-        sources.append(provenance(f, doc))
-        for cfg, job, b in jobs(doc):
+        for cfg, job, b in read_jobs(d, f"fig4_ssd{n}", sources):
             w = cfg["workload"]
             key = (w["op"], w["io_size"])
             series.setdefault(key, {}).setdefault(n, []).append(
@@ -168,12 +168,7 @@ def fig5(d):
               "uring_pagecache": "io_uring + cudaMemcpy, page cache", "uring_direct": "io_uring + cudaMemcpy, O_DIRECT"}
     sources, series, memcpy = [], {}, None
     for k in labels:
-        f = d / f"fig5_{k}.json"
-        if not f.exists():
-            continue
-        doc = load(f)
-        sources.append(provenance(f, doc))
-        for cfg, job, b in jobs(doc):
+        for cfg, job, b in read_jobs(d, f"fig5_{k}", sources):
             w = cfg["workload"]
             if "memcpy_h2d_gbps" in (b.get("ceilings") or {}):
                 memcpy = b["ceilings"]["memcpy_h2d_gbps"]

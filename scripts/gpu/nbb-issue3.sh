@@ -17,9 +17,14 @@ run null_read_512 60 "${G[@]}" --model null --io-size 512 --set storage.media.si
 run ideal_verify_4096 60 "${G[@]}" --model ideal --io-size 4096 --op mixed --set workload.read_ratio=0.7 \
   --set storage.media.size_bytes=268435456 --ios 2097152 --verify
 
-# One queue pair: each point runs 0.5 s (threads that start after that do no I/O), 3 runs.
+# One queue pair: each point runs 0.5 s (duration mode: every thread stops issuing after 0.5 s from
+# the kernel's first I/O, so blocks that only become resident later do no I/O; the kernel time
+# includes draining what is in flight), median of 3 up to 64K threads; the two largest points
+# once each (past 4K threads the queue collapses and draining takes seconds).
 for m in null ideal; do
-  run single_qp_$m 150 --backend emulated --outstanding 1 --pairs 1 --depth 1024 --model $m \
-    --io-size 512 --set storage.media.size_bytes=268435456 --ios 0 --duration 0.5 --repeat 3 \
-    --sweep workload.threads=32,128,512,1024,2048,4096,8192,16384,65536,262144,1048576
+  Q=(--backend emulated --outstanding 1 --pairs 1 --depth 1024 --model $m --io-size 512
+     --set storage.media.size_bytes=268435456 --ios 0 --duration 0.5)
+  run single_qp_$m 120 "${Q[@]}" --repeat 3 \
+    --sweep workload.threads=32,128,512,1024,2048,4096,8192,16384,65536
+  run single_qp_${m}_large 120 "${Q[@]}" --sweep workload.threads=262144,1048576
 done

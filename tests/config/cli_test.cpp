@@ -355,6 +355,18 @@ TEST(Cli, UnavailableBackendIsAConfigError) {
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
 }
 
+TEST(Cli, ModelFlagTakesPresetNamesIncludingNull) {
+  temp_dir dir;
+  for (const char* name : {"null", "ideal", "optane-p5800x"}) {
+    const auto r = run_tool(bench, {"--model", name, "--print-config"}, dir);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["storage"]["model"], name);
+  }
+  const auto r = run_tool(bench, {"--model", R"({"latency_us": 3})", "--print-config"}, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["storage"]["model"]["latency_us"], 3.0);
+}
+
 TEST(Cli, GpuBackendsWithoutAGpuAreConfigErrors) {
   for (const char* backend : {"emulated", "zerocopy"}) {
     SCOPED_TRACE(backend);

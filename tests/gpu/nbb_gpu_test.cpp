@@ -18,7 +18,9 @@ using nlohmann::json;
 using test::run_tool;
 using test::temp_dir;
 
-const std::string bench = BAM_BENCH_BIN;
+/// The binary under test: $NBB_BIN when set (a staged copy on the GPU machine), else the build's.
+const std::string bench =
+    std::getenv("NBB_BIN") != nullptr ? std::getenv("NBB_BIN") : BAM_BENCH_BIN;
 
 std::uint64_t sum(const json& a) {
   std::uint64_t s = 0;

@@ -58,9 +58,15 @@ config_cli::config_cli(CLI::App& app)
                                  "measure the machine's ceilings (report: bamkit.ceilings)");
   flags_.push_back(friendly{mc, "report.measure_ceilings",
                             [this] { return nlohmann::json(measure_ceilings_); }});
-  // The model flag takes a preset name or a JSON object.
+  // The model flag takes a preset name or a JSON object: only "{...}" is parsed as JSON, so that
+  // the preset "null" stays a name.
   for (friendly& f : flags_) {
-    if (f.key == "storage.model") f.value = [this] { return parse_cli_value(model_); };
+    if (f.key == "storage.model") {
+      f.value = [this] {
+        return !model_.empty() && model_.front() == '{' ? parse_cli_value(model_)
+                                                        : nlohmann::json(model_);
+      };
+    }
   }
   app.add_flag("--print-config", print_config_, "print the effective config as JSON and exit");
   app.add_flag("--print-schema", print_schema_,
