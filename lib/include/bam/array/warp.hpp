@@ -21,29 +21,30 @@ __device__ inline unsigned lane_id() {
 
 /// Pins `line` for the calling thread (one reference each) and returns its slot's data, or
 /// nullptr when the line's read failed (nothing is held then). GPU: the calling thread's group
-/// of active lanes with the same line does one acquire; hit/miss counts are summed over the
-/// active lanes and added by one of them.
+/// of active lanes with the same line does one acquire, and its leader counts the group's hits
+/// and misses.
+///
+/// Groups of one warp never wait for each other here: a group whose leader waits for a slot
+/// (every slot pinned) must not keep another group of its warp from using and releasing its
+/// line. (The first version summed the counts over the whole warp with __reduce_add_sync after
+/// the acquires: with more distinct lines in flight than slots, every warp held pins while one
+/// of its groups waited for a slot, and the GPU deadlocked.)
 template <class CacheRef>
 BAM_HD std::byte* coalesced_acquire(const CacheRef& c, std::uint64_t line) {
 #if BAM_DEVICE_CODE
   const unsigned mask = __activemask();
   const unsigned group = __match_any_sync(mask, static_cast<unsigned long long>(line));
   const int leader = __ffs(static_cast<int>(group)) - 1;
-  const unsigned lane = lane_id();
   unsigned long long addr = 0;
-  unsigned hits = 0, misses = 0;
-  if (lane == static_cast<unsigned>(leader)) {
+  if (lane_id() == static_cast<unsigned>(leader)) {
     const unsigned n = static_cast<unsigned>(__popc(group));
     const acquire_result r = c.acquire(line, n);
     if (r.ok) addr = reinterpret_cast<unsigned long long>(c.slot_data(r.slot));
-    misses = r.fetched ? 1u : 0u;
-    hits = r.ok ? n - misses : 0u;
+    const unsigned misses = r.fetched ? 1u : 0u;
+    c.count_accesses(r.ok ? n - misses : 0u, misses);
   }
   addr = __shfl_sync(group, addr, leader);
   __syncwarp(group);  // orders the leader's acquire before the members' loads
-  const unsigned h = __reduce_add_sync(mask, hits);
-  const unsigned m = __reduce_add_sync(mask, misses);
-  if (lane == static_cast<unsigned>(__ffs(static_cast<int>(mask)) - 1)) c.count_accesses(h, m);
   return reinterpret_cast<std::byte*>(addr);
 #else
   const acquire_result r = c.acquire(line, 1);

@@ -105,10 +105,12 @@ class cache_ref {
     st.fetch_sub(n, bam::release);
   }
 
-  /// Adds to the hit/miss counters (callers aggregate per warp on the GPU).
+  /// Adds to the hit/miss counters (in the calling thread's shard; callers aggregate per
+  /// coalesced group on the GPU).
   BAM_HD void count_accesses(std::uint64_t hits, std::uint64_t misses) const {
-    if (hits != 0) m_.counters->add(m_.counters->hits, hits);
-    if (misses != 0) m_.counters->add(m_.counters->misses, misses);
+    cache_access_shard& a = m_.counters->my_access_shard();
+    if (hits != 0) m_.counters->add(a.hits, hits);
+    if (misses != 0) m_.counters->add(a.misses, misses);
   }
 
   /// Writes slot `slot` back if it holds a dirty line in [first_line, last_line); false when

@@ -3,6 +3,9 @@
 #pragma once
 #include <cstdint>
 #include <vector>
+#if !defined(__CUDA_ARCH__)
+#include <atomic>
+#endif
 
 #include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
@@ -12,12 +15,20 @@ namespace bam {
 /// SSDs whose bytes are counted separately (a cache may span at most this many SSDs).
 inline constexpr std::uint32_t cache_max_ssds = 32;
 
+/// Hit/miss counters are spread over shards (each on its own 128-byte line) so that every
+/// access's count does not land on one address: GPU threads add to the shard of their SM,
+/// host threads to one picked per thread.
+inline constexpr std::uint32_t cache_access_shards = 64;
+struct cache_access_shard {
+  alignas(128) std::uint64_t hits;  ///< accesses that found the line resident or in flight
+  std::uint64_t misses;             ///< accesses whose caller fetched the line
+};
+
 /// Counters as they live in metadata memory; every field is only touched through
 /// device_atomic_ref. Hits and misses are counted per element access (group members count
 /// separately); a miss is the one access that made a line's fetch, so accesses = hits + misses.
 struct cache_counters {
-  alignas(128) std::uint64_t hits;   ///< accesses that found the line resident or in flight
-  std::uint64_t misses;              ///< accesses whose caller fetched the line
+  cache_access_shard access[cache_access_shards];
   alignas(128) std::uint64_t reads;  ///< read I/Os issued (line fetches, every SSD)
   std::uint64_t writes;              ///< write I/Os issued (write-backs, every replica)
   std::uint64_t evictions;           ///< valid lines evicted
@@ -30,6 +41,18 @@ struct cache_counters {
 
   BAM_HD void add(std::uint64_t& field, std::uint64_t n) {
     device_atomic_ref<std::uint64_t>(field).fetch_add(n, relaxed);
+  }
+  /// The shard the calling thread counts its accesses in.
+  BAM_HD cache_access_shard& my_access_shard() {
+#if BAM_DEVICE_CODE
+    unsigned sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    return access[sm % cache_access_shards];
+#else
+    static std::atomic<std::uint32_t> next{0};
+    thread_local const std::uint32_t mine = next.fetch_add(1, std::memory_order_relaxed);
+    return access[mine % cache_access_shards];
+#endif
   }
 };
 
@@ -46,9 +69,11 @@ struct cache_stats {
 
   static cache_stats from(const cache_counters& c, std::uint32_t ssds) {
     cache_stats s;
-    s.hits = c.hits;
-    s.misses = c.misses;
-    s.accesses = c.hits + c.misses;
+    for (const cache_access_shard& a : c.access) {
+      s.hits += a.hits;
+      s.misses += a.misses;
+    }
+    s.accesses = s.hits + s.misses;
     s.reads = c.reads;
     s.writes = c.writes;
     s.evictions = c.evictions;
