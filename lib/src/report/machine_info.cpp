@@ -1,6 +1,8 @@
 // Machine and build identification for reports.
 #include "bam/report/machine_info.hpp"
 
+#include "bam_git_describe.hpp"
+
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -11,12 +13,6 @@
 #include <memory>
 #include <thread>
 
-#ifndef BAM_GIT_DESCRIBE
-#define BAM_GIT_DESCRIBE "unknown"
-#endif
-#ifndef BAM_SOURCE_DIR
-#define BAM_SOURCE_DIR ""
-#endif
 #ifndef BAM_VERSION
 #define BAM_VERSION "0.0.0"
 #endif
@@ -36,25 +32,10 @@ std::string iso8601_now() {
   return buf.data();
 }
 
+/// The commit this binary was built from (binaries are often run on another machine, without
+/// the source tree).
 std::string git_commit() {
-  static const std::string value = [] {
-    const std::string dir = BAM_SOURCE_DIR;
-    if (!dir.empty() && ::access((dir + "/.git").c_str(), F_OK) == 0) {
-      const std::string cmd = "git -C '" + dir + "' describe --always --dirty 2>/dev/null";
-      std::unique_ptr<FILE, int (*)(FILE*)> p(::popen(cmd.c_str(), "r"), ::pclose);
-      if (p) {
-        std::array<char, 128> buf{};
-        if (std::fgets(buf.data(), buf.size(), p.get()) != nullptr) {
-          std::string s = buf.data();
-          while (!s.empty() && (s.back() == '\n' || s.back() == '\r'))
-            s.pop_back();
-          if (!s.empty()) return s;
-        }
-      }
-    }
-    return std::string(BAM_GIT_DESCRIBE);
-  }();
-  return value;
+  return BAM_GIT_DESCRIBE;
 }
 
 machine_info collect_machine_info(const gpu_info& gpu) {
