@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
+#include <stdexcept>
 #include <vector>
 
 #include "bam/array/array.hpp"
