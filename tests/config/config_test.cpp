@@ -61,7 +61,7 @@ TEST(Config, RoundTripOfEveryKey) {
   c.storage.lba_size = 4096;
   c.storage.device_paths = {"/dev/a", "/dev/b"};
   c.queues = queues_config{3, 1024};
-  c.cache = cache_config{8192, 1 << 24};
+  c.cache = run_cache_config{8192, 1 << 24};
   c.workload = workload_config{
       7, 8192, io_pattern::sequential, io_op::mixed, 0.25, 99, 1.5, 16, 1 << 19, 42};
   c.report = report_config{"a.json", "b.csv", {"json", "csv"}, true};
@@ -142,7 +142,7 @@ TEST(Config, OutOfRangeValuesNameTheRange) {
       [] {
         parse_config(json{{"workload", {{"threads", 0}}}});
       },
-      "workload.threads", {"0 is out of range", "[1, 16777216]"});
+      "workload.threads", {"0 is out of range", "[1, 33554432]"});
   expect_error(
       [] {
         parse_config(json{{"workload", {{"threads", -3}}}});
