@@ -9,25 +9,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cache_bench_report.hpp"
 #include "tool_runner.hpp"
 
+namespace bam::test {
 namespace {
 
-using bam::test::run_tool;
-using bam::test::temp_dir;
 using nlohmann::json;
-
-const std::string bench = CACHE_BENCH_BIN;
 
 /// Runs the tool; null when this machine has no GPU for it.
 json run_report(std::vector<std::string> args, temp_dir& dir) {
   args.insert(args.end(),
               {"--backend", "emulated", "--ssds", "2", "--set", "storage.media.size_bytes=67108864",
                "--set", "report.formats=[]", "--verify", "--report", dir / "r.json"});
-  const auto r = run_tool(bench, args, dir);
+  const auto r = run_tool(cache_bench_bin, args, dir);
   if (r.err.find("needs a CUDA GPU") != std::string::npos) return json();
   EXPECT_EQ(r.rc, 0) << r.err << r.out;
-  return json::parse(bam::test::read_file(dir / "r.json"));
+  return json::parse(read_file(dir / "r.json"));
 }
 
 TEST(CacheBenchGpu, ColdSequentialReuseScanFetchesEveryLineOnce) {
@@ -40,7 +38,7 @@ TEST(CacheBenchGpu, ColdSequentialReuseScanFetchesEveryLineOnce) {
                   "cache_bench.temperature=cold", "--set", "cache_bench.coarsening=512"},
                  dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
-  const json& st = doc["jobs"][0]["bamkit"]["stats"];
+  const json& st = stats_of(doc);
   const json& c = st["cache"];
   EXPECT_EQ(st["accesses"], 8192u * 512u);
   EXPECT_EQ(c["misses"], 8192u);
@@ -61,7 +59,7 @@ TEST(CacheBenchGpu, HotCoalescedMillionThreadsNeverMiss) {
                                "cache_bench.elements=1048576", "--set", "cache_bench.iterations=4"},
                               dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
-  const json& st = doc["jobs"][0]["bamkit"]["stats"];
+  const json& st = stats_of(doc);
   EXPECT_EQ(st["warm"]["misses"], 16384u);
   EXPECT_EQ(st["cache"]["misses"], 0u);
   EXPECT_EQ(st["cache"]["accesses"], 4u * 1048576u);
@@ -79,7 +77,7 @@ TEST(CacheBenchGpu, ColdRandomWritesLandOnTheSsds) {
                   "cache_bench.mode=plain"},
                  dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
-  const json& st = doc["jobs"][0]["bamkit"]["stats"];
+  const json& st = stats_of(doc);
   EXPECT_EQ(st["verify"]["media_errors"], 0u);
   EXPECT_GT(st["verify"]["expected_written"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(st["verify"]["media_written"], st["verify"]["expected_written"]);
@@ -89,3 +87,4 @@ TEST(CacheBenchGpu, ColdRandomWritesLandOnTheSsds) {
 }
 
 }  // namespace
+}  // namespace bam::test
