@@ -81,6 +81,7 @@ def hot_reuse(d, out, sources):
     ax.axhline(2000, color="grey", linestyle="--", linewidth=0.8)
     ax.text(1, 2050, "2 TB/s target", fontsize=7)
     ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
     ax.set_xlabel("coarsening (consecutive 8 B elements per thread; 32M accesses)")
     ax.set_ylabel("effective GB/s (8 B x accesses / time)")
     ax.set_title(title_of(sources), fontsize=7)
