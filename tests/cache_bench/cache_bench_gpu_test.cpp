@@ -22,7 +22,7 @@ json run_report(std::vector<std::string> args, temp_dir& dir) {
   args.insert(args.end(),
               {"--backend", "emulated", "--ssds", "2", "--set", "storage.media.size_bytes=67108864",
                "--set", "report.formats=[]", "--verify", "--report", dir / "r.json"});
-  const auto r = run_tool(cache_bench_bin, args, dir);
+  const auto r = run_tool(cache_bench_bin(), args, dir);
   if (r.err.find("needs a CUDA GPU") != std::string::npos) return json();
   EXPECT_EQ(r.rc, 0) << r.err << r.out;
   return json::parse(read_file(dir / "r.json"));

@@ -22,7 +22,7 @@ using bam::test::stats_of;
 using bam::test::temp_dir;
 using nlohmann::json;
 
-const std::string& bench = bam::test::cache_bench_bin;
+const std::string bench = bam::test::cache_bench_bin();
 
 /// Small host runs: 512 B lines, 2 SSDs of 1 MiB.
 std::vector<std::string> base_args() {

@@ -69,7 +69,7 @@ template <class CacheRef>
 BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_params& p,
                          bench_counters* out, std::uint64_t t) {
   unsigned long long bad = 0, failed = 0;
-  std::uint64_t sum = 0;
+  std::uint64_t sum = 0, hits = 0, misses = 0;  // plain: counted once per thread
   auto check = [&](std::uint64_t i, std::uint64_t v) {
     sum += v;
     if (p.verify && v != initial_value(i) && v != written_value(i)) ++bad;
@@ -77,12 +77,14 @@ BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_pa
   for (std::uint32_t k = 0; k < p.iterations; ++k) {
     const std::uint64_t first = chunk_of(p, t, k) * p.coarsening;
     const bool w = writes_in(p, t, k);
-    if (p.mode == 0) {  // plain: one acquire and release per element, no coalescing
+    if (p.mode == 0) {  // plain: one acquire and release per element, no coalescing (the
+                        // statistics are added once per thread, not per access)
       const CacheRef& c = a.cache();
       for (std::uint32_t j = 0; j < p.coarsening; ++j) {
         const element_location at = a.locate(first + j);
         const acquire_result r = c.acquire(at.line, 1);
-        c.count_accesses(r.ok && !r.fetched ? 1 : 0, r.fetched ? 1 : 0);
+        hits += r.ok && !r.fetched ? 1 : 0;
+        misses += r.fetched ? 1 : 0;
         if (!r.ok) {
           ++failed;
           continue;
@@ -114,6 +116,7 @@ BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_pa
       }
     }
   }
+  if (p.mode == 0) a.cache().count_accesses(hits, misses);
   bench_add(out->bad, bad);
   bench_add(out->failed, failed);
   if (sum == 0x5eed5eed5eed5eedull) bench_add(out->sink, 1);
