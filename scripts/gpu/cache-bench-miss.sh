@@ -1,6 +1,7 @@
 #!/bin/bash
-# Miss handling (dissertation Figs 6.6/7.2/7.4 "miss"; issue 6's IOPS targets): a cold cache of
-# 256 MiB in front of a larger dataset, every line fetched from emulated SSDs.
+# Miss handling (dissertation Figs 6.6/7.2/7.4 "miss"; issue 6's IOPS targets): a cold cache in
+# front of a larger dataset, every line fetched from emulated SSDs. Cold coalesced/array_ref
+# runs need a slot per resident GPU thread (cache-bench checks it): 512K slots here.
 #   miss_optane_512: 4 x optane-p5800x, 512 B lines; target >= 90% of the model's cap
 #     (4 x 5.1 M reads/s = 20.4 M). Each thread reads whole lines through array_ref
 #     (coarsening 64 = one line) so every thread access is one miss; 1M threads x 8 lines
@@ -23,7 +24,7 @@ run miss_optane_512_coalesced 200 "${OPT[@]}" --pattern sequential \
   --sweep cache_bench.coarsening=1,8 --threads 33554432
 IDEAL=(--backend emulated --ssds 4 --model ideal --pairs 128 --depth 1024
   --set storage.media.size_bytes=2147483648 --set storage.media.kind=host
-  --set cache.capacity=268435456 --set cache_bench.temperature=cold
+  --set cache.capacity=2147483648 --set cache_bench.temperature=cold
   --set cache_bench.elements=1073741824 --repeat 3 --measure-ceilings)
 run miss_ideal_4k 200 "${IDEAL[@]}" --set cache.line_size=4096 --threads 1048576 \
   --set cache_bench.mode=reuse --set cache_bench.coarsening=512 \

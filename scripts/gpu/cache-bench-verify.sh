@@ -12,6 +12,9 @@ V=(--backend emulated --ssds 2 --model optane-p5800x --set storage.media.size_by
   --set cache_bench.elements=4194304 --threads 262144 --set cache_bench.coarsening=4 --verify)
 run verify_hot 120 "${V[@]}" --set cache.capacity=33554432 --set cache.line_size=4096 \
   --sweep cache_bench.mode=plain,coalesced,reuse --sweep workload.op=read,write,mixed
+# cold: 8192 threads over 8192 slots of 512 B (coalesced/array_ref need a slot per thread) and
+# a 32 MiB dataset; every thread 64 iterations.
 run verify_cold 120 "${V[@]}" --set cache.capacity=4194304 --set cache.line_size=512 \
-  --set cache_bench.temperature=cold --pattern random \
+  --set cache_bench.temperature=cold --pattern random --threads 8192 \
+  --set cache_bench.iterations=64 \
   --sweep cache_bench.mode=plain,coalesced,reuse --sweep workload.op=read,write,mixed

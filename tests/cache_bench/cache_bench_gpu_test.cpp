@@ -30,26 +30,41 @@ json run_report(std::vector<std::string> args, temp_dir& dir) {
 
 TEST(CacheBenchGpu, ColdSequentialReuseScanFetchesEveryLineOnce) {
   temp_dir dir;
-  // 8192 threads each read one 4 KiB line (512 elements) through an array_ref: 8192 lines,
-  // 1024 slots.
+  // 4096 threads each read four 4 KiB lines (512 elements each) through an array_ref: 16384
+  // lines, 4096 slots (one per thread: a cold array_ref run needs them, see check_pinning).
   const json doc =
-      run_report({"--threads", "8192", "--pattern", "sequential", "--set", "cache.line_size=4096",
-                  "--set", "cache.capacity=4194304", "--set", "cache_bench.mode=reuse", "--set",
-                  "cache_bench.temperature=cold", "--set", "cache_bench.coarsening=512"},
+      run_report({"--threads", "4096", "--pattern", "sequential", "--set", "cache.line_size=4096",
+                  "--set", "cache.capacity=16777216", "--set", "cache_bench.mode=reuse", "--set",
+                  "cache_bench.temperature=cold", "--set", "cache_bench.coarsening=512", "--set",
+                  "cache_bench.iterations=4"},
                  dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
   const json& st = stats_of(doc);
   const json& c = st["cache"];
-  EXPECT_EQ(st["accesses"], 8192u * 512u);
-  EXPECT_EQ(c["misses"], 8192u);
-  EXPECT_EQ(c["reads"], 8192u);
-  EXPECT_EQ(c["accesses"], 8192u);
-  EXPECT_EQ(c["evictions"], 8192u - 1024u);
+  EXPECT_EQ(st["accesses"], 16384u * 512u);
+  EXPECT_EQ(c["misses"], 16384u);
+  EXPECT_EQ(c["reads"], 16384u);
+  EXPECT_EQ(c["accesses"], 16384u);
+  EXPECT_EQ(c["evictions"], 16384u - 4096u);
   EXPECT_EQ(c["io_errors"], 0u);
-  EXPECT_EQ(c["bytes_read"][0], 4096u * 4096u);
-  EXPECT_EQ(c["bytes_read"][1], 4096u * 4096u);
+  EXPECT_EQ(c["bytes_read"][0], 8192u * 4096u);
+  EXPECT_EQ(c["bytes_read"][1], 8192u * 4096u);
   EXPECT_EQ(st["verify"]["read_errors"], 0u);
   EXPECT_EQ(st["verify"]["media_errors"], 0u);
+}
+
+TEST(CacheBenchGpu, ColdCoalescedNeedsASlotPerResidentThread) {
+  temp_dir dir;
+  const auto r =
+      run_tool(cache_bench_bin(),
+               {"--backend", "emulated", "--set", "storage.media.size_bytes=67108864", "--threads",
+                "1048576", "--set", "cache.line_size=512", "--set", "cache.capacity=65536", "--set",
+                "cache_bench.temperature=cold", "--report", dir / "r.json"},
+               dir);
+  if (r.err.find("needs a CUDA GPU") != std::string::npos) GTEST_SKIP() << "no GPU";
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("cache.capacity"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resident threads"), std::string::npos) << r.err;
 }
 
 TEST(CacheBenchGpu, HotCoalescedMillionThreadsNeverMiss) {

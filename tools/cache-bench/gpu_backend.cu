@@ -55,10 +55,14 @@ void cuda_ok(cudaError_t e, const char* what) {
     throw std::runtime_error(std::string("cache-bench: ") + what + ": " + cudaGetErrorString(e));
 }
 
-/// Blocks of a grid-stride pass over n items.
-unsigned stride_blocks(std::uint64_t n) {
-  const std::uint64_t b = (n + block_threads - 1) / block_threads;
-  return static_cast<unsigned>(b < 8192 ? (b == 0 ? 1 : b) : 8192);
+/// Blocks of a grid-stride pass over n consecutive items through a cache of `slots` slots. A
+/// warp's lanes span at most two lines, and a lane group keeps its line pinned while the
+/// warp's other group waits for a slot: 16 lines per block of 8 warps at most, so the resident
+/// blocks can never pin every slot.
+unsigned stride_blocks(std::uint64_t n, std::uint64_t slots) {
+  std::uint64_t b = (n + block_threads - 1) / block_threads;
+  b = std::min<std::uint64_t>({b, 8192, slots / 16});
+  return static_cast<unsigned>(b == 0 ? 1 : b);
 }
 
 class gpu_rig final : public cache_rig {
@@ -96,15 +100,18 @@ class gpu_rig final : public cache_rig {
       throw config_error("cache", e.what());
     }
     array_ = garray(cache_->ref(), range<std::uint64_t>{0, s.elements});
+    slots_ = s.slots;
     drives_.start();
   }
   void fill(const bench_shape& s) override {
-    fill_kernel<<<stride_blocks(s.elements), block_threads, 0, stream_>>>(array_, s.elements);
+    fill_kernel<<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(array_,
+                                                                                  s.elements);
     wait("fill kernel");
   }
   void warm(const bench_shape& s) override {
     zero();
-    warm_kernel<<<stride_blocks(s.lines), block_threads, 0, stream_>>>(array_, counters_, s.lines);
+    warm_kernel<<<stride_blocks(s.lines, slots_), block_threads, 0, stream_>>>(array_, counters_,
+                                                                               s.lines);
     wait("warm kernel");
   }
   double measure(const bench_params& p, bench_counters& out) override {
@@ -122,8 +129,8 @@ class gpu_rig final : public cache_rig {
   }
   bench_counters check(const bench_shape& s) override {
     zero();
-    check_kernel<<<stride_blocks(s.elements), block_threads, 0, stream_>>>(array_, counters_,
-                                                                           s.elements);
+    check_kernel<<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(
+        array_, counters_, s.elements);
     wait("check kernel");
     return read();
   }
@@ -150,6 +157,7 @@ class gpu_rig final : public cache_rig {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t begin_ = nullptr, end_ = nullptr;
   bench_counters* counters_ = nullptr;
+  std::uint64_t slots_ = 0;
 };
 
 class emulated_bench_backend final : public backend {
@@ -182,6 +190,7 @@ class emulated_bench_backend final : public backend {
                          "--verify with a model that moves no data (\"null\"), allowed any other "
                          "model");
     }
+    check_pinning(c);
     run_result out;
     try {
       out = run_cache_bench(*rig_, c, hooks, media_dirty_);
@@ -215,6 +224,30 @@ class emulated_bench_backend final : public backend {
   }
 
  private:
+  /// Warp-coalesced and array_ref accesses keep a lane's line pinned while other lanes of its
+  /// warp wait for a slot: a cache that can evict needs a slot per resident thread, or every
+  /// slot may end up pinned by waiting warps.
+  static void check_pinning(const run_config& c) {
+    if (c.cache_bench.temperature != cache_temperature::cold ||
+        c.cache_bench.mode == cache_access_mode::plain)
+      return;
+    cudaDeviceProp prop{};
+    cuda_ok(cudaGetDeviceProperties(&prop, 0), "device properties");
+    const std::uint64_t resident =
+        std::uint64_t(prop.multiProcessorCount) * std::uint64_t(prop.maxThreadsPerMultiProcessor);
+    const std::uint64_t need = std::min<std::uint64_t>(c.workload.threads, resident);
+    const std::uint64_t slots = c.cache.capacity / c.cache.line_size;
+    if (slots < need) {
+      throw config_error("cache.capacity",
+                         std::to_string(c.cache.capacity) + " B (" + std::to_string(slots) +
+                             " slots) is too small for a cold " + to_string(c.cache_bench.mode) +
+                             " run: each resident GPU thread may pin a line while its warp waits "
+                             "for slots, allowed at least " +
+                             std::to_string(need * c.cache.line_size) + " B (min(threads, " +
+                             std::to_string(resident) + " resident threads) slots) or mode plain");
+    }
+  }
+
   std::unique_ptr<gpu::emulated_drives> drives_;
   std::unique_ptr<gpu_rig> rig_;
   backend_caps caps_{};
