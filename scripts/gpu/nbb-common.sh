@@ -1,27 +1,6 @@
 # Sourced by scripts/gpu/nbb-*.sh: runs nvm-block-bench from $BIN (default: this script's folder
 # when the binary is there, else .), writes every report, CSV and log under $OUT.
-set -u
-: "${OUT:=out}"
-if [ -z "${BIN:-}" ]; then
-  if [ -x "$(dirname "$0")/nvm-block-bench" ]; then BIN="$(dirname "$0")"; else BIN=.; fi
-fi
-NBB="$BIN/nvm-block-bench"
-mkdir -p "$OUT"
-[ -x "$NBB" ] || { echo "no nvm-block-bench in $BIN (set BIN=folder)"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.mem \
-  --format=csv > "$OUT/nvidia-smi.csv" 2>&1
-cat "$OUT/nvidia-smi.csv"
-export CUDA_MODULE_LOADING=EAGER
-
-# run NAME SECONDS ARGS...: one nvm-block-bench process (a sweep is one process), its fio json+
-# report in $OUT/NAME.json, CSV rows in $OUT/NAME.csv, stdout+stderr in $OUT/NAME.txt.
-run() {
-  local name=$1 limit=$2
-  shift 2
-  local t0=$SECONDS
-  timeout "$limit" "$NBB" "$@" --report "$OUT/$name.json" --csv "$OUT/$name.csv" \
-    > "$OUT/$name.txt" 2>&1
-  local rc=$?
-  echo "== $name rc=$rc $((SECONDS - t0)) s"
-  grep -E "total:|repeat:|ERROR|invalid|failed" "$OUT/$name.txt" | tail -n 40
-}
+TOOL=nvm-block-bench
+SUMMARY="total:|repeat:"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-common.sh"
+NBB="$EXE"

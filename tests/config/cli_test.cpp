@@ -62,7 +62,7 @@ std::vector<std::string> with_uring(std::vector<std::string> more) {
 INSTANTIATE_TEST_SUITE_P(
     Cli, RejectedInput,
     ::testing::Values(
-        bad_input{{"--threads", "0"}, "workload.threads", "[1, 16777216]"},
+        bad_input{{"--threads", "0"}, "workload.threads", "[1, 33554432]"},
         bad_input{
             {"--set", "workload.threads=abc"}, "workload.threads", "expected an unsigned integer"},
         bad_input{{"--set", "workload.bogus=1"}, "workload.bogus", "unknown key, allowed"},
@@ -106,7 +106,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_input{{"--sweep", "workload.threads=4,x"},
                   "workload.threads",
                   "expected an unsigned integer"},
-        bad_input{{"--sweep", "workload.threads=4,0"}, "workload.threads", "[1, 16777216]"},
+        bad_input{{"--sweep", "workload.threads=4,0"}, "workload.threads", "[1, 33554432]"},
         bad_input{
             {"--sweep", "workload.io_size=4096,1000"}, "workload.io_size", "multiples of 512"},
         bad_input{{"--sweep", "workload.threads"}, "--sweep", "KEY=V1,V2,..."},

@@ -62,7 +62,7 @@ TEST(Config, RoundTripOfEveryKey) {
   c.storage.device_paths = {"/dev/a", "/dev/b"};
   c.storage.nvme_ordering_read = "off";
   c.queues = queues_config{3, 1024};
-  c.cache = cache_config{8192, 1 << 24};
+  c.cache = run_cache_config{8192, 1 << 24};
   c.workload = workload_config{
       7, 8192, io_pattern::sequential, io_op::mixed, 0.25, 99, 1.5, 16, 1 << 19, 42};
   c.report = report_config{"a.json", "b.csv", {"json", "csv"}, true};
@@ -143,7 +143,7 @@ TEST(Config, OutOfRangeValuesNameTheRange) {
       [] {
         parse_config(json{{"workload", {{"threads", 0}}}});
       },
-      "workload.threads", {"0 is out of range", "[1, 16777216]"});
+      "workload.threads", {"0 is out of range", "[1, 33554432]"});
   expect_error(
       [] {
         parse_config(json{{"workload", {{"threads", -3}}}});

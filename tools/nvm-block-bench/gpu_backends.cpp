@@ -10,7 +10,7 @@
 
 #include "bam/bench/data_pattern.hpp"
 #include "bam/bench/gpu_ceilings.hpp"
-#include "bam/emu/timing_presets.hpp"
+#include "bam/gpu/drives_of_config.hpp"
 #include "bam/gpu/emulated_drives.hpp"
 
 namespace bam::tools {
@@ -24,18 +24,6 @@ constexpr std::uint64_t ceilings_max_bytes = 4ull << 30;
 const char* mapping_doc =
     "thread t, warp w = t / 32: queue (w / ssd_count) % pairs_per_ssd of its SSD; random pattern: "
     "SSD w % ssd_count (a warp's lanes share one queue), sequential: the SSD of the I/O";
-
-/// The engine's timing model for the config's storage.model: the engine's own preset of that
-/// name when it has one (`null` moves no data), else the converted config model.
-emu::timing_model timing_of(const model_spec& spec) {
-  if (spec.inline_model) return emu::from_ssd_model(*spec.inline_model);
-  for (const std::string& name : emu::timing_preset_names()) {
-    if (name == spec.name) return emu::timing_preset(name);
-  }
-  const auto m = resolve(spec);
-  if (!m) throw config_error("storage.model", fmt::format("unknown preset \"{}\"", spec.name));
-  return emu::from_ssd_model(*m);
-}
 
 }  // namespace
 
@@ -188,25 +176,7 @@ std::byte* emulated_backend::pinned_media(std::uint32_t i) const {
 
 void emulated_backend::open(const run_config& c) {
   check_common(c, "emulated");
-  gpu::drives_config dc;
-  const emu::timing_model tm = timing_of(c.storage.model);
-  for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
-    gpu::drive_config d;
-    d.lba_shift = c.storage.lba_size == 4096 ? 12 : 9;
-    d.lbas = c.storage.media.size_bytes / c.storage.lba_size;
-    d.media = c.storage.media.kind == media_kind::gpu ? gpu::media_kind::device
-                                                      : gpu::media_kind::pinned_host;
-    d.model = tm;
-    dc.drives.push_back(d);
-  }
-  dc.queues_per_drive = c.queues.pairs_per_ssd;
-  dc.queue_entries = c.queues.depth;
-  // bam-gpu-bench's engine: 16 blocks of 16 warps, more blocks when the queues need them (one
-  // warp serves at most 32 queues).
-  const std::uint64_t queues = std::uint64_t{c.storage.ssd_count} * c.queues.pairs_per_ssd;
-  dc.engine_warps_per_block = 16;
-  dc.engine_blocks =
-      static_cast<std::uint32_t>(std::max<std::uint64_t>(16, (queues + 32 * 16 - 1) / (32 * 16)));
+  const gpu::drives_config dc = gpu::drives_config_of(c);
   try {
     impl_->drives = std::make_unique<gpu::emulated_drives>(dc);
   } catch (const std::invalid_argument& e) {
@@ -219,7 +189,7 @@ void emulated_backend::open(const run_config& c) {
 run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   gpu::emulated_drives& drives = *impl_->drives;
   if (hooks.verify) {
-    if (!timing_of(c.storage.model).moves_data) {
+    if (!gpu::timing_of(c.storage.model).moves_data) {
       throw config_error("storage.model",
                          "--verify with the \"null\" model, which moves no data: allowed any "
                          "other model");

@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "bam/bench/backend.hpp"
-#include "bam/driver/controller_driver.hpp"
-#include "bam/emu/emulated_controller.hpp"
+#include "bam/bench/host_controllers.hpp"
 
 namespace bam::tools {
 
@@ -21,14 +20,10 @@ class host_backend final : public backend {
   nlohmann::json measure_ceilings(const run_config& c) override;
 
   /// Most SSDs (controllers) this backend emulates.
-  static constexpr std::uint32_t max_ssds = 64;
+  static constexpr std::uint32_t max_ssds = host_controllers::max_ssds;
 
  private:
-  struct ssd {
-    std::unique_ptr<emu::emulated_controller> controller;
-    std::unique_ptr<controller_driver> driver;
-  };
-  std::vector<ssd> ssds_;
+  std::unique_ptr<host_controllers> ssds_;
   backend_caps caps_{};
 };
 

@@ -18,6 +18,8 @@ constexpr std::array<const char*, 5> backend_names = {"emulated", "nvme", "host"
 constexpr std::array<const char*, 3> media_names = {"host", "gpu", "file"};
 constexpr std::array<const char*, 2> pattern_names = {"random", "sequential"};
 constexpr std::array<const char*, 3> op_names = {"read", "write", "mixed"};
+constexpr std::array<const char*, 3> access_mode_names = {"plain", "coalesced", "reuse"};
+constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 }  // namespace
 
 const char* to_string(backend_kind k) {
@@ -31,6 +33,12 @@ const char* to_string(io_pattern p) {
 }
 const char* to_string(io_op o) {
   return op_names[static_cast<std::size_t>(o)];
+}
+const char* to_string(cache_access_mode m) {
+  return access_mode_names[static_cast<std::size_t>(m)];
+}
+const char* to_string(cache_temperature t) {
+  return temperature_names[static_cast<std::size_t>(t)];
 }
 
 namespace detail {
@@ -238,7 +246,8 @@ constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
 }  // namespace
 
 std::vector<std::string> sections() {
-  return {"storage", "storage.media", "queues", "cache", "workload", "report", "uring"};
+  return {"storage",  "storage.media", "queues", "cache",
+          "workload", "report",        "uring",  "cache_bench"};
 }
 
 std::vector<field> fields_of(run_config& c) {
@@ -272,7 +281,7 @@ std::vector<field> fields_of(run_config& c) {
                          "cache line size in bytes (a power of two)"));
   f.push_back(uint_field("cache.capacity", c.cache.capacity, 512, max_bytes,
                          "cache capacity in bytes (a multiple of line_size)"));
-  f.push_back(uint_field("workload.threads", w.threads, 1, 1u << 24,
+  f.push_back(uint_field("workload.threads", w.threads, 1, 1u << 25,
                          "client threads (CPU threads for host/uring, GPU threads on the GPU)"));
   f.push_back(uint_field("workload.io_size", w.io_size, 512, std::uint64_t{1} << 30,
                          "bytes per I/O, a multiple of storage.lba_size"));
@@ -302,6 +311,20 @@ std::vector<field> fields_of(run_config& c) {
                          "register the buffers with io_uring (fixed-buffer reads)"));
   f.push_back(string_choice_field("uring.gpu_copy", c.uring.gpu_copy, {"auto", "on", "off"},
                                   "copy each read to GPU memory (auto: when a GPU is present)"));
+  cache_bench_config& b = c.cache_bench;
+  f.push_back(enum_field("cache_bench.mode", b.mode, access_mode_names,
+                         "cache-bench: plain (one acquire per thread and element), coalesced "
+                         "(bam::array, warp-coalesced) or reuse (bam::array_ref)"));
+  f.push_back(uint_field("cache_bench.coarsening", b.coarsening, 1, 1024,
+                         "cache-bench: consecutive elements each thread accesses per iteration"));
+  f.push_back(enum_field("cache_bench.temperature", b.temperature, temperature_names,
+                         "cache-bench: hot (a first pass loads the dataset, the measured pass "
+                         "must not miss) or cold (an empty cache)"));
+  f.push_back(uint_field("cache_bench.elements", b.elements, 0, max_bytes / 8,
+                         "cache-bench: 8-byte elements of the dataset (0: threads * coarsening)"));
+  f.push_back(uint_field("cache_bench.iterations", b.iterations, 1, 1u << 20,
+                         "cache-bench: iterations per thread (each accesses coarsening "
+                         "elements)"));
   return f;
 }
 

@@ -180,6 +180,13 @@ std::string csv_header() {
          "date,repeats,iops_min,iops_max";
 }
 
+std::string csv_header(const report_inputs& in) {
+  std::string h = csv_header();
+  for (const auto& [name, value] : in.extra_columns)
+    h += "," + name;
+  return h;
+}
+
 std::string csv_row(const report_inputs& in) {
   const run_config& c = *in.config;
   const run_result& r = *in.result;
@@ -193,7 +200,7 @@ std::string csv_row(const report_inputs& in) {
     iops_min = *std::min_element(in.repeat_iops.begin(), in.repeat_iops.end());
     iops_max = *std::max_element(in.repeat_iops.begin(), in.repeat_iops.end());
   }
-  return fmt::format(
+  std::string row = fmt::format(
       "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.1f},{:.3f},{:.3f},{:.3f},{:.3f},"
       "{:.3f},{},{},{},{},{:.1f},{:.1f}",
       in.tool, to_string(c.storage.backend), model_name(c), c.storage.ssd_count,
@@ -202,6 +209,9 @@ std::string csv_row(const report_inputs& in) {
       runtime_s, r.iops(), mbps, double(p[0]) / 1e3, double(p[1]) / 1e3, double(p[2]) / 1e3,
       double(lat.max) / 1e3, r.errors, in.machine ? in.machine->git_commit : git_commit(),
       in.machine ? in.machine->date : iso8601_now(), in.repeats, iops_min, iops_max);
+  for (const auto& [name, value] : in.extra_columns)
+    row += "," + value;
+  return row;
 }
 
 void append_csv(const std::string& path, const report_inputs& in) {
@@ -210,7 +220,7 @@ void append_csv(const std::string& path, const report_inputs& in) {
       !std::filesystem::exists(path, ec) || std::filesystem::file_size(path, ec) == 0;
   std::ofstream out(path, std::ios::app);
   if (!out) throw std::runtime_error(fmt::format("cannot write CSV file '{}'", path));
-  if (fresh) out << csv_header() << "\n";
+  if (fresh) out << csv_header(in) << "\n";
   out << csv_row(in) << "\n";
   if (!out) throw std::runtime_error(fmt::format("cannot write CSV file '{}'", path));
 }

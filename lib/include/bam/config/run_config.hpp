@@ -1,6 +1,6 @@
 // bam/config/run_config.hpp: API. The configuration every bamkit tool shares, as plain structs
 // whose member initialisers are THE defaults (the JSON schema, --help and docs/config.md are
-// derived from them). Sections: storage, queues, cache, workload, report, uring.
+// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -48,10 +48,12 @@ struct queues_config {
   bool operator==(const queues_config&) const = default;
 };
 
-struct cache_config {
+/// The `cache` section (named apart from bam/cache/cache_config.hpp's cache_config, which a
+/// tool builds from it: slots = capacity / line_size).
+struct run_cache_config {
   std::uint64_t line_size = 4096;
   std::uint64_t capacity = std::uint64_t{1} << 30;
-  bool operator==(const cache_config&) const = default;
+  bool operator==(const run_cache_config&) const = default;
 };
 
 struct workload_config {
@@ -84,13 +86,35 @@ struct uring_config {
   bool operator==(const uring_config&) const = default;
 };
 
+/// How cache-bench threads reach the cache (BaM dissertation §7.2).
+enum class cache_access_mode {
+  plain,      ///< one acquire/release per thread and element, no coalescing
+  coalesced,  ///< bam::array operator[]: lanes of a warp on one line share an acquire
+  reuse,      ///< bam::array_ref: a thread keeps its line pinned across its accesses
+};
+enum class cache_temperature {
+  hot,   ///< a first pass loads the dataset; the measured pass must have no misses
+  cold,  ///< a fresh (empty) cache before the measured pass
+};
+
+/// Options of cache-bench (8-byte element accesses through bam::array).
+struct cache_bench_config {
+  cache_access_mode mode = cache_access_mode::coalesced;
+  std::uint32_t coarsening = 1;  ///< consecutive elements each thread accesses per iteration
+  cache_temperature temperature = cache_temperature::hot;
+  std::uint64_t elements = 0;    ///< dataset elements (8 B each); 0: threads * coarsening
+  std::uint32_t iterations = 1;  ///< measured accesses per thread: iterations * coarsening
+  bool operator==(const cache_bench_config&) const = default;
+};
+
 struct run_config {
   storage_config storage{};
   queues_config queues{};
-  cache_config cache{};
+  run_cache_config cache{};
   workload_config workload{};
   report_config report{};
   uring_config uring{};
+  cache_bench_config cache_bench{};
   bool operator==(const run_config&) const = default;
 
   /// Bytes of each SSD the workload touches (dataset_bytes, or the media size when 0).
@@ -107,5 +131,7 @@ const char* to_string(backend_kind k);
 const char* to_string(media_kind k);
 const char* to_string(io_pattern p);
 const char* to_string(io_op o);
+const char* to_string(cache_access_mode m);
+const char* to_string(cache_temperature t);
 
 }  // namespace bam

@@ -5,6 +5,7 @@
 #pragma once
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,8 @@ struct report_inputs {
   /// runs spread (CSV columns repeats, iops_min, iops_max; bamkit.repeat in the JSON).
   std::uint32_t repeats = 1;
   std::vector<double> repeat_iops;  ///< IOPS of each run, in run order (empty when repeats = 1)
+  /// Tool-specific CSV columns (name, value), appended after the shared ones.
+  std::vector<std::pair<std::string, std::string>> extra_columns;
 };
 
 /// fio's --output-format=json+ document for one job.
@@ -38,6 +41,8 @@ nlohmann::json fio_direction(const direction_result& d);
 
 /// The CSV header and one row (no trailing newline).
 std::string csv_header();
+/// The header with `in`'s extra columns.
+std::string csv_header(const report_inputs& in);
 std::string csv_row(const report_inputs& in);
 /// Appends a row to `path`, writing the header first when the file is new or empty. Throws
 /// std::runtime_error when the file cannot be written.

@@ -1,0 +1,105 @@
+// cache-bench's emulated backend through the real binary (label gpu; skipped without a GPU):
+// GPU threads over GPU-emulated SSDs with --verify, and statistics exactly as the pattern
+// implies: a cold sequential scan of whole lines through array_ref fetches every line once, a
+// hot pass after the warm-up never misses, random writes land on the SSDs.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "cache_bench_report.hpp"
+#include "tool_runner.hpp"
+
+namespace bam::test {
+namespace {
+
+using nlohmann::json;
+
+/// Runs the tool; null when this machine has no GPU for it.
+json run_report(std::vector<std::string> args, temp_dir& dir) {
+  args.insert(args.end(),
+              {"--backend", "emulated", "--ssds", "2", "--set", "storage.media.size_bytes=67108864",
+               "--set", "report.formats=[]", "--verify", "--report", dir / "r.json"});
+  const auto r = run_tool(cache_bench_bin(), args, dir);
+  if (r.err.find("needs a CUDA GPU") != std::string::npos) return json();
+  EXPECT_EQ(r.rc, 0) << r.err << r.out;
+  return json::parse(read_file(dir / "r.json"));
+}
+
+TEST(CacheBenchGpu, ColdSequentialReuseScanFetchesEveryLineOnce) {
+  temp_dir dir;
+  // 4096 threads each read four 4 KiB lines (512 elements each) through an array_ref: 16384
+  // lines, 4096 slots (one per thread: a cold array_ref run needs them, see check_pinning).
+  const json doc =
+      run_report({"--threads", "4096", "--pattern", "sequential", "--set", "cache.line_size=4096",
+                  "--set", "cache.capacity=16777216", "--set", "cache_bench.mode=reuse", "--set",
+                  "cache_bench.temperature=cold", "--set", "cache_bench.coarsening=512", "--set",
+                  "cache_bench.iterations=4"},
+                 dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  const json& st = stats_of(doc);
+  const json& c = st["cache"];
+  EXPECT_EQ(st["accesses"], 16384u * 512u);
+  EXPECT_EQ(c["misses"], 16384u);
+  EXPECT_EQ(c["reads"], 16384u);
+  EXPECT_EQ(c["accesses"], 16384u);
+  EXPECT_EQ(c["evictions"], 16384u - 4096u);
+  EXPECT_EQ(c["io_errors"], 0u);
+  EXPECT_EQ(c["bytes_read"][0], 8192u * 4096u);
+  EXPECT_EQ(c["bytes_read"][1], 8192u * 4096u);
+  EXPECT_EQ(st["verify"]["read_errors"], 0u);
+  EXPECT_EQ(st["verify"]["media_errors"], 0u);
+}
+
+TEST(CacheBenchGpu, ColdCoalescedNeedsASlotPerResidentThread) {
+  temp_dir dir;
+  const auto r =
+      run_tool(cache_bench_bin(),
+               {"--backend", "emulated", "--set", "storage.media.size_bytes=67108864", "--threads",
+                "1048576", "--set", "cache.line_size=512", "--set", "cache.capacity=65536", "--set",
+                "cache_bench.temperature=cold", "--report", dir / "r.json"},
+               dir);
+  if (r.err.find("needs a CUDA GPU") != std::string::npos) GTEST_SKIP() << "no GPU";
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("cache.capacity"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("resident threads"), std::string::npos) << r.err;
+}
+
+TEST(CacheBenchGpu, HotCoalescedMillionThreadsNeverMiss) {
+  temp_dir dir;
+  const json doc = run_report({"--threads", "1048576", "--pattern", "random", "--set",
+                               "cache.line_size=512", "--set", "cache.capacity=8388608", "--set",
+                               "cache_bench.elements=1048576", "--set", "cache_bench.iterations=4"},
+                              dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  const json& st = stats_of(doc);
+  EXPECT_EQ(st["warm"]["misses"], 16384u);
+  EXPECT_EQ(st["cache"]["misses"], 0u);
+  EXPECT_EQ(st["cache"]["accesses"], 4u * 1048576u);
+  EXPECT_EQ(st["cache"]["hits"], 4u * 1048576u);
+  EXPECT_EQ(st["hot_check"]["ok"], true);
+  EXPECT_EQ(st["verify"]["read_errors"], 0u);
+}
+
+TEST(CacheBenchGpu, ColdRandomWritesLandOnTheSsds) {
+  temp_dir dir;
+  const json doc =
+      run_report({"--threads", "65536", "--op", "write", "--set", "cache.line_size=4096", "--set",
+                  "cache.capacity=1048576", "--set", "cache_bench.temperature=cold", "--set",
+                  "cache_bench.elements=1048576", "--set", "cache_bench.coarsening=4", "--set",
+                  "cache_bench.mode=plain"},
+                 dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  const json& st = stats_of(doc);
+  EXPECT_EQ(st["verify"]["media_errors"], 0u);
+  EXPECT_GT(st["verify"]["expected_written"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(st["verify"]["media_written"], st["verify"]["expected_written"]);
+  EXPECT_EQ(st["cache"]["accesses"], 65536u * 4u);
+  EXPECT_EQ(st["cache"]["reads"], st["cache"]["misses"]);
+  EXPECT_EQ(doc["jobs"][0]["write"]["total_ios"], 65536u * 4u);
+}
+
+}  // namespace
+}  // namespace bam::test

@@ -1,0 +1,232 @@
+// cache-bench: the run every backend shares, and the tool's config checks.
+#include "bench_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace bam::tools {
+
+bench_shape shape_of(const run_config& c) {
+  bench_shape s;
+  const cache_bench_config& b = c.cache_bench;
+  s.line_bytes = static_cast<std::uint32_t>(c.cache.line_size);
+  s.elements = b.elements != 0 ? b.elements : std::uint64_t{c.workload.threads} * b.coarsening;
+  s.lines = (s.elements * 8 + s.line_bytes - 1) / s.line_bytes;
+  s.slots = c.cache.capacity / c.cache.line_size;
+  return s;
+}
+
+bench_params params_of(const run_config& c, bool verify) {
+  const bench_shape s = shape_of(c);
+  bench_params p;
+  p.threads = c.workload.threads;
+  p.elements = s.elements;
+  p.coarsening = c.cache_bench.coarsening;
+  p.chunks = s.elements / p.coarsening;
+  p.iterations = c.cache_bench.iterations;
+  p.mode = static_cast<std::uint32_t>(c.cache_bench.mode);
+  p.op = static_cast<std::uint32_t>(c.workload.op);
+  p.write_share = static_cast<std::uint32_t>((1.0 - c.workload.read_ratio) * 65536.0);
+  p.sequential = c.workload.pattern == io_pattern::sequential;
+  p.verify = verify;
+  p.seed = c.workload.seed;
+  return p;
+}
+
+void validate_cache_bench(const run_config& c) {
+  const backend_kind k = c.storage.backend;
+  if (k != backend_kind::host && k != backend_kind::emulated) {
+    throw config_error(
+        "storage.backend",
+        fmt::format("\"{}\" is not supported by cache-bench (the cache has storage policies for "
+                    "host emulated controllers and GPU-emulated SSDs only), allowed host|emulated",
+                    to_string(k)));
+  }
+  const std::uint64_t line = c.cache.line_size;
+  if (line > 65536 || line % c.storage.lba_size != 0) {
+    throw config_error("cache.line_size",
+                       fmt::format("{} is not allowed with storage.lba_size = {}, allowed powers "
+                                   "of two in [{}, 65536]",
+                                   line, c.storage.lba_size, c.storage.lba_size));
+  }
+  if (c.storage.ssd_count > cache_max_ssds) {
+    throw config_error("storage.ssd_count",
+                       fmt::format("{} is above the {} SSDs a cache spans, allowed [1, {}]",
+                                   c.storage.ssd_count, cache_max_ssds, cache_max_ssds));
+  }
+  const cache_bench_config& b = c.cache_bench;
+  const bench_shape s = shape_of(c);
+  if (s.elements < b.coarsening || s.elements % b.coarsening != 0) {
+    throw config_error("cache_bench.elements",
+                       fmt::format("{} is not a multiple of cache_bench.coarsening ({}), allowed "
+                                   "0 or multiples of {}",
+                                   s.elements, b.coarsening, b.coarsening));
+  }
+  const std::uint64_t per_ssd_lines = c.storage.media.size_bytes / line;
+  const std::uint64_t capacity_lines = per_ssd_lines * c.storage.ssd_count;
+  if (s.lines > capacity_lines) {
+    throw config_error("cache_bench.elements",
+                       fmt::format("{} elements ({} lines of {} B) do not fit on {} SSD(s) of "
+                                   "storage.media.size_bytes = {}, allowed at most {} elements",
+                                   s.elements, s.lines, line, c.storage.ssd_count,
+                                   c.storage.media.size_bytes, capacity_lines * line / 8));
+  }
+  if (b.temperature == cache_temperature::hot && s.slots < s.lines) {
+    throw config_error("cache.capacity",
+                       fmt::format("{} B ({} lines) is smaller than the dataset ({} lines of {} "
+                                   "B): a hot cache holds the whole dataset, allowed at least {}",
+                                   c.cache.capacity, s.slots, s.lines, line, s.lines * line));
+  }
+  if (b.temperature == cache_temperature::cold && s.slots > s.lines) {
+    throw config_error("cache.capacity",
+                       fmt::format("{} B ({} lines) is larger than the dataset ({} lines of {} "
+                                   "B): a cold run measures misses and evictions, so slots the "
+                                   "dataset cannot fill are not allowed, allowed at most {}",
+                                   c.cache.capacity, s.slots, s.lines, line, s.lines * line));
+  }
+}
+
+namespace {
+
+/// Elements the measured pass writes (distinct), replaying the pattern on the host.
+std::uint64_t written_elements(const bench_params& p) {
+  if (p.op == 0) return 0;
+  std::vector<bool> chunk(p.chunks, false);
+  std::uint64_t n = 0;
+  for (std::uint64_t t = 0; t < p.threads; ++t) {
+    for (std::uint64_t k = 0; k < p.iterations; ++k) {
+      if (!writes_in(p, t, k)) continue;
+      const std::uint64_t ch = chunk_of(p, t, k);
+      if (!chunk[ch]) {
+        chunk[ch] = true;
+        ++n;
+      }
+    }
+  }
+  return n * p.coarsening;
+}
+
+/// Write accesses of the measured pass.
+std::uint64_t write_accesses(const bench_params& p) {
+  if (p.op != 2) return p.op == 1 ? p.threads * p.iterations * p.coarsening : 0;
+  std::uint64_t n = 0;
+  for (std::uint64_t t = 0; t < p.threads; ++t) {
+    for (std::uint64_t k = 0; k < p.iterations; ++k)
+      n += writes_in(p, t, k) ? p.coarsening : 0;
+  }
+  return n;
+}
+
+nlohmann::json to_json(const cache_stats& s) {
+  return {{"accesses", s.accesses},
+          {"hits", s.hits},
+          {"misses", s.misses},
+          {"reads", s.reads},
+          {"writes", s.writes},
+          {"evictions", s.evictions},
+          {"dirty_evictions", s.dirty_evictions},
+          {"write_backs", s.write_backs},
+          {"io_errors", s.io_errors},
+          {"flushes", s.flushes},
+          {"bytes_read", s.bytes_read},
+          {"bytes_written", s.bytes_written},
+          {"metadata_bytes", s.metadata_bytes},
+          {"slot_bytes", s.slot_bytes},
+          {"prp_bytes", s.prp_bytes}};
+}
+
+}  // namespace
+
+run_result run_cache_bench(cache_rig& rig, const run_config& c, const run_hooks& hooks,
+                           bool& media_dirty) {
+  const bench_shape s = shape_of(c);
+  const bench_params p = params_of(c, hooks.verify);
+  const bool hot = c.cache_bench.temperature == cache_temperature::hot;
+  run_result out;
+  nlohmann::json& st = out.tool_stats;
+  std::vector<std::string> errors;
+
+  if (hooks.verify && media_dirty) {  // the SSDs must hold initial_value before the run
+    rig.new_cache({s.elements, s.lines, std::min(s.slots, s.lines), s.line_bytes});
+    rig.fill(s);
+    if (!rig.flush()) errors.push_back("fill: flush failed");
+    media_dirty = false;
+  }
+  rig.new_cache(s);
+  if (hot) rig.warm(s);
+  const cache_stats warm = rig.stats();
+  rig.reset_stats();
+  bench_counters counts{};
+  const double seconds = rig.measure(p, counts);
+  const cache_stats cs = rig.stats();
+  rig.reset_stats();
+  const bool flushed = rig.flush();
+  const cache_stats fs = rig.stats();
+  if (!flushed) errors.push_back("flush after the measured pass failed");
+  if (p.op != 0) media_dirty = true;
+
+  const std::uint64_t accesses = p.threads * p.iterations * p.coarsening;
+  const std::uint64_t writes = write_accesses(p);
+  const auto ns = static_cast<std::uint64_t>(seconds * 1e9);
+  out.runtime_ns = ns;
+  out.read.ios = accesses - writes;
+  out.read.io_bytes = out.read.ios * 8;
+  out.read.runtime_ns = ns;
+  out.write.ios = writes;
+  out.write.io_bytes = writes * 8;
+  out.write.runtime_ns = ns;
+  out.errors = cs.io_errors + counts.failed;
+  for (std::size_t d = 0; d < cs.bytes_read.size(); ++d)
+    out.per_ssd_ios.push_back((cs.bytes_read[d] + cs.bytes_written[d]) / s.line_bytes);
+
+  st["unit"] = "one access = one 8-byte element read or written by a thread";
+  st["accesses"] = accesses;
+  st["accesses_per_s"] = seconds > 0 ? double(accesses) / seconds : 0.0;
+  st["effective_GBps"] = seconds > 0 ? 8.0 * double(accesses) / seconds / 1e9 : 0.0;
+  st["lookups_per_s"] = seconds > 0 ? double(cs.accesses) / seconds : 0.0;
+  st["miss_iops"] = seconds > 0 ? double(cs.reads + cs.writes) / seconds : 0.0;
+  st["measured_s"] = seconds;
+  st["dataset"] = {{"elements", s.elements},
+                   {"lines", s.lines},
+                   {"slots", s.slots},
+                   {"line_bytes", s.line_bytes},
+                   {"bytes", s.elements * 8}};
+  st["cache"] = to_json(cs);
+  st["flush"] = to_json(fs);
+  if (hot) {
+    st["warm"] = to_json(warm);
+    st["hot_check"] = {{"measured_misses", cs.misses}, {"ok", cs.misses == 0}};
+    if (cs.misses != 0) {
+      errors.push_back(
+          fmt::format("hot: the measured pass missed {} times (a warmed cache "
+                      "holding the dataset must not miss)",
+                      cs.misses));
+    }
+  }
+  if (counts.failed != 0 || cs.io_errors != 0) {
+    errors.push_back(fmt::format("{} accesses failed, {} I/O errors", counts.failed, cs.io_errors));
+  }
+  if (hooks.verify) {
+    rig.new_cache({s.elements, s.lines, std::min(s.slots, s.lines), s.line_bytes});
+    const bench_counters chk = rig.check(s);
+    const std::uint64_t expect_written = written_elements(p);
+    st["verify"] = {{"read_errors", counts.bad},
+                    {"media_errors", chk.bad},
+                    {"media_written", chk.written},
+                    {"expected_written", expect_written}};
+    if (counts.bad != 0 || chk.bad != 0 || chk.written != expect_written) {
+      errors.push_back(
+          fmt::format("verify: {} reads differ, {} elements on the SSDs differ, {} "
+                      "elements written where {} were expected",
+                      counts.bad, chk.bad, chk.written, expect_written));
+    }
+  }
+  if (hooks.ios_done != nullptr) hooks.ios_done->fetch_add(accesses);
+  for (const std::string& e : errors)
+    out.error += (out.error.empty() ? "" : "; ") + e;
+  return out;
+}
+
+}  // namespace bam::tools

@@ -1,0 +1,264 @@
+// cache-bench's emulated backend: every pass is a kernel over the GPU cache; the engine of the
+// emulated SSDs runs beside it (residency rule: caches are built, kernels loaded and memory
+// allocated only while the engine is stopped).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "bam/bench/gpu_ceilings.hpp"
+#include "bam/cache/cache.hpp"
+#include "bam/cache/gpu_storage.hpp"
+#include "bam/gpu/drive_io.hpp"
+#include "bam/gpu/drives_of_config.hpp"
+#include "bam/gpu/emulated_drives.hpp"
+#include "bench_run.hpp"
+#include "gpu_backend.hpp"
+
+namespace bam::tools {
+namespace {
+
+using gcache = cache<gpu_cache_storage>;
+using gref = gcache::ref_type;
+using garray = array<std::uint64_t, gref>;
+
+constexpr unsigned block_threads = 256;
+
+__device__ std::uint64_t global_id() {
+  return std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+}
+__device__ std::uint64_t grid_threads() {
+  return std::uint64_t{gridDim.x} * blockDim.x;
+}
+
+__global__ void fill_kernel(garray a, std::uint64_t n) {
+  for (std::uint64_t i = global_id(); i < n; i += grid_threads())
+    fill_element(a, i);
+}
+__global__ void warm_kernel(garray a, bench_counters* out, std::uint64_t lines) {
+  for (std::uint64_t l = global_id(); l < lines; l += grid_threads())
+    warm_line(a, out, l);
+}
+__global__ void check_kernel(garray a, bench_counters* out, std::uint64_t n) {
+  for (std::uint64_t i = global_id(); i < n; i += grid_threads())
+    check_element(a, out, i);
+}
+__global__ void bench_kernel(garray a, bench_params p, bench_counters* out) {
+  const std::uint64_t t = global_id();
+  if (t < p.threads) bench_thread(a, p, out, t);
+}
+
+void cuda_ok(cudaError_t e, const char* what) {
+  if (e != cudaSuccess)
+    throw std::runtime_error(std::string("cache-bench: ") + what + ": " + cudaGetErrorString(e));
+}
+
+/// Blocks of a grid-stride pass over n consecutive items through a cache of `slots` slots. A
+/// warp's lanes span at most two lines, and a lane group keeps its line pinned while the
+/// warp's other group waits for a slot: 16 lines per block of 8 warps at most, so the resident
+/// blocks can never pin every slot.
+unsigned stride_blocks(std::uint64_t n, std::uint64_t slots) {
+  std::uint64_t b = (n + block_threads - 1) / block_threads;
+  b = std::min<std::uint64_t>({b, 8192, slots / 16});
+  return static_cast<unsigned>(b == 0 ? 1 : b);
+}
+
+class gpu_rig final : public cache_rig {
+ public:
+  explicit gpu_rig(gpu::emulated_drives& drives) : drives_(drives) {
+    cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
+    cuda_ok(cudaEventCreate(&begin_), "event");
+    cuda_ok(cudaEventCreate(&end_), "event");
+    cuda_ok(cudaMalloc(&counters_, sizeof(bench_counters)), "cudaMalloc");
+    gcache::preload();
+    cuda_ok(gpu::preload_kernel(fill_kernel), "preload");
+    cuda_ok(gpu::preload_kernel(warm_kernel), "preload");
+    cuda_ok(gpu::preload_kernel(check_kernel), "preload");
+    cuda_ok(gpu::preload_kernel(bench_kernel), "preload");
+  }
+  ~gpu_rig() override {
+    if (drives_.running()) drives_.stop();
+    cache_.reset();
+    cudaFree(counters_);
+    cudaEventDestroy(begin_);
+    cudaEventDestroy(end_);
+    cudaStreamDestroy(stream_);
+  }
+
+  void new_cache(const bench_shape& s) override {
+    if (drives_.running()) drives_.stop();
+    cache_.reset();
+    cache_config cc;
+    cc.line_bytes = s.line_bytes;
+    cc.slots = s.slots;
+    cc.lines = s.lines;
+    try {
+      cache_ = std::make_unique<gcache>(cc, drives_.view());
+    } catch (const std::invalid_argument& e) {
+      throw config_error("cache", e.what());
+    }
+    array_ = garray(cache_->ref(), range<std::uint64_t>{0, s.elements});
+    slots_ = s.slots;
+    drives_.start();
+  }
+  void fill(const bench_shape& s) override {
+    fill_kernel<<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(array_,
+                                                                                  s.elements);
+    wait("fill kernel");
+  }
+  void warm(const bench_shape& s) override {
+    zero();
+    warm_kernel<<<stride_blocks(s.lines, slots_), block_threads, 0, stream_>>>(array_, counters_,
+                                                                               s.lines);
+    wait("warm kernel");
+  }
+  double measure(const bench_params& p, bench_counters& out) override {
+    zero();
+    const std::uint64_t blocks = (p.threads + block_threads - 1) / block_threads;
+    cuda_ok(cudaEventRecord(begin_, stream_), "event");
+    bench_kernel<<<static_cast<unsigned>(blocks), block_threads, 0, stream_>>>(array_, p,
+                                                                               counters_);
+    cuda_ok(cudaEventRecord(end_, stream_), "event");
+    wait("bench kernel");
+    float ms = 0;
+    cuda_ok(cudaEventElapsedTime(&ms, begin_, end_), "event");
+    out = read();
+    return double(ms) / 1e3;
+  }
+  bench_counters check(const bench_shape& s) override {
+    zero();
+    check_kernel<<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(
+        array_, counters_, s.elements);
+    wait("check kernel");
+    return read();
+  }
+  bool flush() override { return cache_->flush(); }
+  cache_stats stats() override { return cache_->stats(); }
+  void reset_stats() override { cache_->reset_stats(); }
+
+ private:
+  void zero() { cuda_ok(cudaMemsetAsync(counters_, 0, sizeof(bench_counters), stream_), "memset"); }
+  bench_counters read() {
+    bench_counters c{};
+    cuda_ok(cudaMemcpyAsync(&c, counters_, sizeof c, cudaMemcpyDeviceToHost, stream_), "copy");
+    cuda_ok(cudaStreamSynchronize(stream_), "copy");
+    return c;
+  }
+  void wait(const char* what) {
+    cuda_ok(cudaGetLastError(), what);
+    cuda_ok(cudaStreamSynchronize(stream_), what);
+  }
+
+  gpu::emulated_drives& drives_;
+  std::unique_ptr<gcache> cache_;
+  garray array_{};
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t begin_ = nullptr, end_ = nullptr;
+  bench_counters* counters_ = nullptr;
+  std::uint64_t slots_ = 0;
+};
+
+class emulated_bench_backend final : public backend {
+ public:
+  void open(const run_config& c) override {
+    int n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+      throw config_error("storage.backend",
+                         std::string("\"emulated\" needs a CUDA GPU and none is usable (") +
+                             (e != cudaSuccess ? cudaGetErrorString(e) : "no device") +
+                             "), allowed host on this machine");
+    }
+    try {
+      drives_ = std::make_unique<gpu::emulated_drives>(gpu::drives_config_of(c));
+    } catch (const std::invalid_argument& ex) {
+      throw config_error("storage", ex.what());
+    }
+    moves_data_ = gpu::timing_of(c.storage.model).moves_data;
+    caps_.max_ssds = cache_max_ssds;
+    caps_.max_queue_entries = 65536;
+    caps_.max_pairs_per_ssd = 65535;
+    caps_.media_bytes = c.storage.media.size_bytes;
+    rig_ = std::make_unique<gpu_rig>(*drives_);
+  }
+  backend_caps capabilities() const override { return caps_; }
+  run_result run(const run_config& c, const run_hooks& hooks) override {
+    if (hooks.verify && !moves_data_) {
+      throw config_error("storage.model",
+                         "--verify with a model that moves no data (\"null\"), allowed any other "
+                         "model");
+    }
+    check_pinning(c);
+    run_result out;
+    try {
+      out = run_cache_bench(*rig_, c, hooks, media_dirty_);
+    } catch (...) {
+      if (drives_->running()) drives_->stop();
+      throw;
+    }
+    drives_->stop();
+    nlohmann::json ssds = nlohmann::json::array();
+    for (const gpu::drive_stats& s : drives_->stats())
+      ssds.push_back({{"completed", s.completed}, {"errors", s.errors}});
+    out.tool_stats["engine"] = {
+        {"ssds", ssds},
+        {"engine_warps", drives_->engine_warps()},
+        {"gpu_timer_rate", drives_->timer_rate()},
+        {"note", "engine counters since its last start (each fresh cache restarts it)"}};
+    out.tool_stats["timing"] = "CUDA events around the measured kernel";
+    return out;
+  }
+  nlohmann::json measure_ceilings(const run_config& c) override {
+    if (drives_->running()) drives_->stop();
+    const std::uint64_t bytes = std::min<std::uint64_t>(c.storage.media.size_bytes, 4ull << 30);
+    const gpu_ceilings g =
+        measure_gpu_ceilings(drives_->host_media(0), bytes, c.cache.line_size, 5);
+    return {{"pcie_h2d_memcpy_gbps", g.memcpy_h2d_gbps},
+            {"pcie_direct_read_gbps", g.direct_gbps},
+            {"pcie_direct_reads_per_s", g.direct_blocks_per_s},
+            {"read_bytes", g.block},
+            {"over_bytes", g.bytes},
+            {"median_of", g.repeats}};
+  }
+
+ private:
+  /// Warp-coalesced and array_ref accesses keep a lane's line pinned while other lanes of its
+  /// warp wait for a slot: a cache that can evict needs a slot per resident thread, or every
+  /// slot may end up pinned by waiting warps.
+  static void check_pinning(const run_config& c) {
+    if (c.cache_bench.temperature != cache_temperature::cold ||
+        c.cache_bench.mode == cache_access_mode::plain)
+      return;
+    cudaDeviceProp prop{};
+    cuda_ok(cudaGetDeviceProperties(&prop, 0), "device properties");
+    const std::uint64_t resident =
+        std::uint64_t(prop.multiProcessorCount) * std::uint64_t(prop.maxThreadsPerMultiProcessor);
+    const std::uint64_t need = std::min<std::uint64_t>(c.workload.threads, resident);
+    const std::uint64_t slots = c.cache.capacity / c.cache.line_size;
+    if (slots < need) {
+      throw config_error("cache.capacity",
+                         std::to_string(c.cache.capacity) + " B (" + std::to_string(slots) +
+                             " slots) is too small for a cold " + to_string(c.cache_bench.mode) +
+                             " run: each resident GPU thread may pin a line while its warp waits "
+                             "for slots, allowed at least " +
+                             std::to_string(need * c.cache.line_size) + " B (min(threads, " +
+                             std::to_string(resident) + " resident threads) slots) or mode plain");
+    }
+  }
+
+  std::unique_ptr<gpu::emulated_drives> drives_;
+  std::unique_ptr<gpu_rig> rig_;
+  backend_caps caps_{};
+  bool moves_data_ = true;
+  bool media_dirty_ = true;
+};
+
+}  // namespace
+
+std::unique_ptr<backend> make_emulated_backend() {
+  return std::make_unique<emulated_bench_backend>();
+}
+
+}  // namespace bam::tools

@@ -1,0 +1,12 @@
+// cache-bench, storage.backend = emulated: GPU threads use a bam::cache<gpu_cache_storage> over
+// gpu::emulated_drives (storage.model timing, pinned host or GPU media). CUDA builds only.
+#pragma once
+#include <memory>
+
+#include "bam/bench/backend.hpp"
+
+namespace bam::tools {
+
+std::unique_ptr<backend> make_emulated_backend();
+
+}  // namespace bam::tools
