@@ -175,8 +175,10 @@ int main(int argc, char** argv) {
       if (!backend) {
         fmt::print(stderr,
                    "nvm-block-bench: invalid configuration: storage.backend: \"{}\" is not "
-                   "available in this build, allowed {}\n",
-                   bam::to_string(c.storage.backend), bam::tools::available_backends());
+                   "available in this build{}, allowed {}\n",
+                   bam::to_string(c.storage.backend),
+                   bam::tools::unavailable_reason(c.storage.backend),
+                   bam::tools::available_backends());
         return bam::config_error_exit;
       }
       try {

@@ -23,38 +23,13 @@
 #include "bam/bench/workload.hpp"
 #include "bam/detail/clock.hpp"
 #include "gpu_staging.hpp"
+#include "media_file.hpp"
 
 namespace bam::tools {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, int err) {
-  throw std::runtime_error(fmt::format("{}: {}", what, std::strerror(err)));
-}
-
-/// Makes `path` at least `bytes` long, the new part filled with the data pattern.
-bool prepare_file(const std::string& path, std::uint64_t bytes) {
-  struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
-  const std::uint64_t have = exists ? static_cast<std::uint64_t>(st.st_size) : 0;
-  if (have >= bytes) return false;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
-  if (fd < 0) fail(fmt::format("cannot create media file '{}'", path), errno);
-  const std::uint64_t chunk = 1 << 20;
-  std::vector<std::uint8_t> buf(chunk);
-  std::uint64_t off = have / file_pattern_block * file_pattern_block;
-  while (off < bytes) {
-    const std::uint64_t n = std::min(chunk, bytes - off);
-    fill_pattern(buf.data(), file_pattern_block, pattern_seed, 0, off / file_pattern_block,
-                 n / file_pattern_block);
-    if (::pwrite(fd, buf.data(), n, static_cast<off_t>(off)) != static_cast<ssize_t>(n)) {
-      const int e = errno;
-      ::close(fd);
-      fail(fmt::format("cannot write media file '{}'", path), e);
-    }
-    off += n;
-  }
-  ::close(fd);
-  return true;
+  fail_errno(what, err);
 }
 
 /// Reads [0, bytes) once so that buffered reads are served from the page cache.
@@ -84,7 +59,7 @@ uring_backend::~uring_backend() {
 
 void uring_backend::open(const run_config& c) {
   const std::string& path = c.storage.media.path;
-  created_ = prepare_file(path, c.storage.media.size_bytes);
+  created_ = prepare_media_file(path, c.storage.media.size_bytes);
   const int flags = O_RDONLY | (c.uring.direct ? O_DIRECT : 0);
   fd_ = ::open(path.c_str(), flags);
   if (fd_ < 0 && c.uring.direct && errno == EINVAL) {
