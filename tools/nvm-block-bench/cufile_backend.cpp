@@ -22,6 +22,7 @@
 #include "bam/bench/data_pattern.hpp"
 #include "bam/bench/workload.hpp"
 #include "bam/detail/clock.hpp"
+#include "cpu_threads.hpp"
 #include "gpu_io.hpp"
 #include "media_file.hpp"
 
@@ -110,13 +111,6 @@ class gpu_slot {
   bool registered_ = false;
 };
 
-struct worker_result {
-  direction_result read, write;
-  std::uint64_t first_ns = 0, last_ns = 0;
-  std::uint64_t errors = 0, verified = 0, verify_errors = 0;
-  std::string error;
-};
-
 }  // namespace
 
 struct cufile_backend::state {
@@ -195,44 +189,27 @@ run_result cufile_backend::run(const run_config& c, const run_hooks& hooks) {
                                    "allowed read",
                                    to_string(w.op), s_->path));
   }
-  workload_params params;
-  params.threads = w.threads;
-  params.ssd_count = 1;
-  params.io_size = w.io_size;
-  params.dataset = c.dataset();
-  params.sequential = w.pattern == io_pattern::sequential;
-  params.op = w.op == io_op::read ? 0 : w.op == io_op::write ? 1 : 2;
-  params.read_ratio = w.read_ratio;
-  params.seed = w.seed;
+  const workload_params params = workload_params_of(c, 1);
   const std::size_t io = w.io_size;
   const std::uint64_t blocks = io / file_pattern_block;
   const CUfileHandle_t fh = s_->handle;
 
-  std::atomic<std::uint64_t> claimed{0};
-  std::atomic<std::uint64_t> deadline_ns{0};
-  std::atomic<std::uint32_t> ready{0};
-  std::atomic<bool> go{false};
-  std::vector<worker_result> results(w.threads);
-  auto claim = [&] {
-    if (w.ios != 0 && claimed.fetch_add(1, std::memory_order_relaxed) >= w.ios) return false;
-    const std::uint64_t d = deadline_ns.load(std::memory_order_relaxed);
-    return d == 0 || now_ns() < d;
-  };
+  run_gate gate(w.ios);
+  std::vector<thread_tally> results(w.threads);
 
   auto worker = [&](std::uint32_t t) {
-    worker_result& res = results[t];
+    thread_tally& res = results[t];
     bool counted = false;
     try {
       // cuFile I/O needs the device's (primary) CUDA context current on the calling thread.
       check_cuda(cudaSetDevice(s_->device), "cudaSetDevice");
       gpu_slot slot(io);
       io_stream stream(params, t);
-      ready.fetch_add(1);
+      gate.arrive();
       counted = true;
-      while (!go.load(std::memory_order_acquire))
-        std::this_thread::yield();
-      res.first_ns = res.last_ns = now_ns();
-      for (std::uint64_t i = 0; claim(); ++i) {
+      gate.wait_start();
+      res.start_ns = res.end_ns = now_ns();
+      for (std::uint64_t i = 0; gate.claim(); ++i) {
         const io_request r = stream.next(i);
         const auto off = static_cast<off_t>(r.offset);
         const std::uint64_t block = r.offset / file_pattern_block;
@@ -262,7 +239,7 @@ run_result cufile_backend::run(const run_config& c, const run_hooks& hooks) {
         d.lat.add(t1 - t0);
         ++d.ios;
         d.io_bytes += done;
-        res.last_ns = t1;
+        res.end_ns = t1;
         if (hooks.ios_done) hooks.ios_done->fetch_add(1, std::memory_order_relaxed);
         if (hooks.verify && r.read) {
           slot.to_host(static_cast<std::size_t>(done));
@@ -273,34 +250,13 @@ run_result cufile_backend::run(const run_config& c, const run_hooks& hooks) {
       }
     } catch (const std::exception& e) {
       res.error = e.what();
-      if (!counted) ready.fetch_add(1);
+      if (!counted) gate.arrive();
     }
   };
-
-  std::vector<std::thread> pool;
-  for (std::uint32_t t = 0; t < w.threads; ++t)
-    pool.emplace_back(worker, t);
-  while (ready.load() < w.threads)
-    std::this_thread::yield();
-  if (w.duration_s > 0) deadline_ns = now_ns() + static_cast<std::uint64_t>(w.duration_s * 1e9);
-  go.store(true, std::memory_order_release);
-  for (std::thread& th : pool)
-    th.join();
+  gate.run(w.threads, w.duration_s, worker);
 
   run_result out;
-  std::uint64_t first = ~std::uint64_t{0}, last = 0, verified = 0, verify_errors = 0;
-  for (const worker_result& r : results) {
-    out.read.merge(r.read);
-    out.write.merge(r.write);
-    out.errors += r.errors;
-    verified += r.verified;
-    verify_errors += r.verify_errors;
-    if (r.first_ns != 0 && r.first_ns < first) first = r.first_ns;
-    if (r.last_ns > last) last = r.last_ns;
-    if (out.error.empty()) out.error = r.error;
-  }
-  out.runtime_ns = last > first ? last - first : 0;
-  out.read.runtime_ns = out.write.runtime_ns = out.runtime_ns;
+  const verify_counts verified = merge_tallies(results, out);
   out.per_ssd_ios = {out.read.ios + out.write.ios};
   out.tool_stats["cufile"] = {{"device", s_->device},
                               {"file_bytes", s_->file_bytes},
@@ -317,13 +273,7 @@ run_result cufile_backend::run(const run_config& c, const run_hooks& hooks) {
   } else {
     out.tool_stats["cufile"]["driver_properties_error"] = status_text(pst, perr);
   }
-  if (hooks.verify) {
-    out.tool_stats["verified_ios"] = verified;
-    out.tool_stats["verify_errors"] = verify_errors;
-    if (verify_errors != 0 && out.error.empty()) {
-      out.error = fmt::format("verify: {} blocks differ from the data pattern", verify_errors);
-    }
-  }
+  if (hooks.verify) add_verify_stats(out.tool_stats, out.error, verified);
   return out;
 }
 
