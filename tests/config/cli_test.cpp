@@ -59,6 +59,17 @@ std::vector<std::string> with_uring(std::vector<std::string> more) {
   return a;
 }
 
+/// A cufile config that passes validation (so only the build can reject it).
+std::vector<std::string> with_cufile(std::vector<std::string> more) {
+  std::vector<std::string> a = {"--backend",     "cufile",
+                                "--set",         "storage.media.kind=file",
+                                "--media-path",  "@TMP@/media.dat",
+                                "--set",         "storage.media.size_bytes=1048576",
+                                "--outstanding", "1"};
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Cli, RejectedInput,
     ::testing::Values(
@@ -84,6 +95,14 @@ INSTANTIATE_TEST_SUITE_P(
         bad_input{with_uring({"--op", "write"}), "workload.op", "allowed read"},
         bad_input{with_uring({"--set", "workload.dataset_bytes=2097152"}), "workload.dataset_bytes",
                   "larger than the media"},
+        // cufile (GPUDirect Storage): checked before the build's backends are looked at.
+        bad_input{
+            {"--backend", "cufile", "--outstanding", "1"}, "storage.media.kind", "allowed file"},
+        bad_input{with_cufile({"--ssds", "2"}), "storage.ssd_count", "[1, 1]"},
+        bad_input{with_cufile({"--set", "workload.outstanding=4"}), "workload.outstanding",
+                  "allowed [1, 1]"},
+        bad_input{with_cufile({"--io-size", "512"}), "workload.io_size",
+                  "allowed multiples of 4096"},
         bad_input{{"--ios", "0"}, "workload.ios", "duration_s > 0"},
         bad_input{{"--set", "workload.threads"}, "--set", "KEY=VALUE"},
         // Checked against what the opened host backend's controllers report.
@@ -353,6 +372,35 @@ TEST(Cli, UnavailableBackendIsAConfigError) {
   EXPECT_NE(r.err.find("storage.backend: \"emulated\" is not available"), std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+// Without cufile.h the cufile backend is a known name that this build refuses, saying why.
+TEST(Cli, CufileWithoutGdsIsAConfigError) {
+  if (BAM_BENCH_HAS_CUFILE) GTEST_SKIP() << "this build has backend cufile";
+  temp_dir dir;
+  std::vector<std::string> args =
+      with_cufile({"--op", "write", "--report", dir / "r.json", "--csv", dir / "r.csv"});
+  for (auto& a : args) {
+    if (a == "@TMP@/media.dat") a = dir / "media.dat";
+  }
+  const auto r = run_tool(bench, args, dir);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("storage.backend: \"cufile\" is not available in this build: built "
+                       "without cufile.h; install GDS and reconfigure with BAM_WITH_CUFILE=ON"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.csv"));
+  EXPECT_FALSE(std::filesystem::exists(dir / "media.dat"));
+  // --print-config still works: the name is part of the schema in every build.
+  const auto p =
+      run_tool(bench,
+               {"--backend", "cufile", "--outstanding", "1", "--set", "storage.media.kind=file",
+                "--media-path", dir / "m.dat", "--print-config"},
+               dir);
+  ASSERT_EQ(p.rc, 0) << p.err;
+  EXPECT_EQ(json::parse(p.out)["storage"]["backend"], "cufile");
 }
 
 TEST(Cli, ModelFlagTakesPresetNamesIncludingNull) {

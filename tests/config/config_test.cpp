@@ -276,6 +276,43 @@ TEST(Config, ZerocopyBackend) {
       json{{"storage", {{"backend", "emulated"}, {"media", {{"kind", "gpu"}}}}}}));
 }
 
+TEST(Config, CufileBackend) {
+  const json file = {{"kind", "file"}, {"path", "/tmp/m.dat"}};
+  for (const char* op : {"read", "write", "mixed"}) {
+    SCOPED_TRACE(op);
+    const run_config c =
+        parse_and_validate(json{{"storage", {{"backend", "cufile"}, {"media", file}}},
+                                {"workload", {{"outstanding", 1}, {"op", op}}}});
+    EXPECT_EQ(c.storage.backend, backend_kind::cufile);
+    EXPECT_EQ(to_json(c)["storage"]["backend"], "cufile");
+    EXPECT_EQ(parse_config(to_json(c)), c);
+  }
+  expect_error(
+      [] {
+        parse_and_validate(
+            json{{"storage", {{"backend", "cufile"}}}, {"workload", {{"outstanding", 1}}}});
+      },
+      "storage.media.kind", {"\"host\" is not allowed with backend \"cufile\", allowed file"});
+  expect_error(
+      [&] {
+        parse_and_validate(
+            json{{"storage", {{"backend", "cufile"}, {"ssd_count", 2}, {"media", file}}},
+                 {"workload", {{"outstanding", 1}}}});
+      },
+      "storage.ssd_count", {"backend \"cufile\" (one file), allowed [1, 1]"});
+  expect_error(
+      [&] {
+        parse_and_validate(json{{"storage", {{"backend", "cufile"}, {"media", file}}}});
+      },
+      "workload.outstanding", {"4 is out of range for backend \"cufile\"", "allowed [1, 1]"});
+  expect_error(
+      [&] {
+        parse_and_validate(json{{"storage", {{"backend", "cufile"}, {"media", file}}},
+                                {"workload", {{"outstanding", 1}, {"io_size", 512}}}});
+      },
+      "workload.io_size", {"512 with backend \"cufile\"", "allowed multiples of 4096"});
+}
+
 TEST(Config, CapabilitiesOfTheBackend) {
   run_config c{};
   backend_caps caps;

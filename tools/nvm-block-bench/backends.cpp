@@ -15,6 +15,9 @@
 #if BAM_HAVE_GPU_BACKENDS
 #include "gpu_backends.hpp"
 #endif
+#if BAM_HAVE_CUFILE
+#include "cufile_backend.hpp"
+#endif
 
 namespace bam::tools {
 
@@ -50,6 +53,12 @@ std::unique_ptr<backend> make_backend(backend_kind kind) {
 #else
       return nullptr;
 #endif
+    case backend_kind::cufile:
+#if BAM_HAVE_CUFILE
+      return std::make_unique<cufile_backend>();
+#else
+      return nullptr;
+#endif
   }
   return nullptr;
 }
@@ -57,10 +66,17 @@ std::unique_ptr<backend> make_backend(backend_kind kind) {
 std::string available_backends() {
   std::string out;
   for (backend_kind k : {backend_kind::emulated, backend_kind::nvme, backend_kind::host,
-                         backend_kind::uring, backend_kind::zerocopy}) {
+                         backend_kind::uring, backend_kind::zerocopy, backend_kind::cufile}) {
     if (make_backend(k)) out += (out.empty() ? "" : "|") + std::string(to_string(k));
   }
   return out;
+}
+
+std::string unavailable_reason(backend_kind kind) {
+  if (kind == backend_kind::cufile) {
+    return ": built without cufile.h; install GDS and reconfigure with BAM_WITH_CUFILE=ON";
+  }
+  return "";
 }
 
 }  // namespace bam::tools

@@ -12,5 +12,7 @@ namespace bam::tools {
 std::unique_ptr<backend> make_backend(backend_kind kind);
 /// "host|uring"-style list of the available kinds.
 std::string available_backends();
+/// Why this build has no backend `kind`, as ": reason" ("" when there is nothing to add).
+std::string unavailable_reason(backend_kind kind);
 
 }  // namespace bam::tools

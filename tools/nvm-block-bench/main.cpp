@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
       "fill the dataset with the data pattern first, then check every read against it";
   spec.make_backend = bam::tools::make_backend;
   spec.available_backends = bam::tools::available_backends;
+  spec.unavailable_reason = bam::tools::unavailable_reason;
   spec.progress_total = [](const bam::run_config& c) { return c.workload.ios; };
 #if BAM_HAVE_CUDA && !BAM_NO_GPU_INFO
   spec.query_gpu = bam::query_gpu_info;

@@ -19,6 +19,7 @@
 #include "bam/nvme/names.hpp"
 #include "bam/nvme/prp.hpp"
 #include "bam/queue/doorbell.hpp"
+#include "cpu_threads.hpp"
 
 namespace bam::tools {
 namespace {
@@ -57,12 +58,8 @@ class slot_memory {
   dma_buffer lists_;
 };
 
-struct thread_result {
-  direction_result read, write;
+struct thread_result : thread_tally {
   std::vector<std::uint64_t> per_ssd;
-  std::uint64_t start_ns = 0, end_ns = 0;
-  std::uint64_t errors = 0, verify_errors = 0, verified = 0;
-  std::string error;
 };
 
 /// One phase (fill or measured run) of all threads.
@@ -86,10 +83,7 @@ template <class Doorbell>
 std::vector<thread_result> run_phase(
     const phase& ph, const std::vector<std::vector<queue_pair_ref<Doorbell>>>& queues,
     const std::vector<queue_ssd>& ssds, std::uint32_t pairs_per_ssd) {
-  std::atomic<std::uint64_t> tickets{0};
-  std::atomic<std::uint64_t> deadline{0};
-  std::atomic<std::uint32_t> ready{0};
-  std::atomic<bool> go{false};
+  run_gate gate(ph.limit);
   std::vector<thread_result> results(ph.threads);
 
   auto body = [&](std::uint32_t t) {
@@ -114,12 +108,7 @@ std::vector<thread_result> run_phase(
 
       auto issue = [&](std::uint32_t s) -> bool {
         std::uint64_t ticket = 0;
-        if (ph.limit != 0) {
-          ticket = tickets.fetch_add(1, std::memory_order_relaxed);
-          if (ticket >= ph.limit) return false;
-        }
-        const std::uint64_t d = deadline.load(std::memory_order_relaxed);
-        if (d != 0 && now_ns() >= d) return false;
+        if (!gate.claim(&ticket)) return false;
         slot_state& st = slots[s];
         st.req = ph.next(t, ticket, index++, stream);
         const std::uint64_t slba = st.req.offset / ph.lba_size;
@@ -136,9 +125,8 @@ std::vector<thread_result> run_phase(
         return true;
       };
 
-      ready.fetch_add(1);
-      while (!go.load(std::memory_order_acquire))
-        std::this_thread::yield();
+      gate.arrive();
+      gate.wait_start();
       res.start_ns = now_ns();
       res.end_ns = res.start_ns;
       for (std::uint32_t s = 0; s < ph.outstanding; ++s) {
@@ -174,19 +162,10 @@ std::vector<thread_result> run_phase(
       }
     } catch (const std::exception& e) {
       res.error = e.what();
-      ready.fetch_add(1);
+      gate.arrive();
     }
   };
-
-  std::vector<std::thread> pool;
-  for (std::uint32_t t = 0; t < ph.threads; ++t)
-    pool.emplace_back(body, t);
-  while (ready.load() < ph.threads)
-    std::this_thread::yield();
-  if (ph.duration_s > 0) deadline = now_ns() + static_cast<std::uint64_t>(ph.duration_s * 1e9);
-  go.store(true, std::memory_order_release);
-  for (auto& th : pool)
-    th.join();
+  gate.run(ph.threads, ph.duration_s, body);
   return results;
 }
 
@@ -207,15 +186,7 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
     }
   }
 
-  workload_params params;
-  params.threads = w.threads;
-  params.ssd_count = n;
-  params.io_size = w.io_size;
-  params.dataset = c.dataset();
-  params.sequential = w.pattern == io_pattern::sequential;
-  params.op = w.op == io_op::read ? 0 : w.op == io_op::write ? 1 : 2;
-  params.read_ratio = w.read_ratio;
-  params.seed = w.seed;
+  const workload_params params = workload_params_of(c, n);
 
   run_result out;
   nlohmann::json stats = nlohmann::json::object();
@@ -259,26 +230,12 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
   ph.next = [](std::uint32_t, std::uint64_t, std::uint64_t i, io_stream& s) { return s.next(i); };
   const std::vector<thread_result> results = run_phase(ph, refs, ssds, c.queues.pairs_per_ssd);
 
-  std::uint64_t start = ~std::uint64_t{0};
-  std::uint64_t end = 0;
-  std::uint64_t verify_errors = 0;
-  std::uint64_t verified = 0;
+  const verify_counts verified = merge_tallies(results, out);
   out.per_ssd_ios.assign(n, 0);
   for (const thread_result& r : results) {
-    out.read.merge(r.read);
-    out.write.merge(r.write);
-    out.errors += r.errors;
-    verify_errors += r.verify_errors;
-    verified += r.verified;
     for (std::uint32_t i = 0; i < n && i < r.per_ssd.size(); ++i)
       out.per_ssd_ios[i] += r.per_ssd[i];
-    if (r.start_ns != 0) start = std::min(start, r.start_ns);
-    end = std::max(end, r.end_ns);
-    if (out.error.empty() && !r.error.empty()) out.error = r.error;
   }
-  out.runtime_ns = end > start ? end - start : 0;
-  out.read.runtime_ns = out.runtime_ns;
-  out.write.runtime_ns = out.runtime_ns;
 
   // Queue statistics of the measured phase.
   nlohmann::json qs = nlohmann::json::array();
@@ -304,13 +261,7 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
   }
   stats["queues"] = qs;
   stats["doorbell_writes_per_command"] = submitted ? double(doorbells) / double(submitted) : 0.0;
-  if (hooks.verify) {
-    stats["verified_ios"] = verified;
-    stats["verify_errors"] = verify_errors;
-    if (verify_errors != 0 && out.error.empty()) {
-      out.error = fmt::format("verify: {} blocks differ from the data pattern", verify_errors);
-    }
-  }
+  if (hooks.verify) add_verify_stats(stats, out.error, verified);
   out.tool_stats = stats;
   return out;
 }

@@ -22,39 +22,15 @@
 #include "bam/bench/data_pattern.hpp"
 #include "bam/bench/workload.hpp"
 #include "bam/detail/clock.hpp"
+#include "cpu_threads.hpp"
 #include "gpu_staging.hpp"
+#include "media_file.hpp"
 
 namespace bam::tools {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, int err) {
-  throw std::runtime_error(fmt::format("{}: {}", what, std::strerror(err)));
-}
-
-/// Makes `path` at least `bytes` long, the new part filled with the data pattern.
-bool prepare_file(const std::string& path, std::uint64_t bytes) {
-  struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
-  const std::uint64_t have = exists ? static_cast<std::uint64_t>(st.st_size) : 0;
-  if (have >= bytes) return false;
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT, 0644);
-  if (fd < 0) fail(fmt::format("cannot create media file '{}'", path), errno);
-  const std::uint64_t chunk = 1 << 20;
-  std::vector<std::uint8_t> buf(chunk);
-  std::uint64_t off = have / file_pattern_block * file_pattern_block;
-  while (off < bytes) {
-    const std::uint64_t n = std::min(chunk, bytes - off);
-    fill_pattern(buf.data(), file_pattern_block, pattern_seed, 0, off / file_pattern_block,
-                 n / file_pattern_block);
-    if (::pwrite(fd, buf.data(), n, static_cast<off_t>(off)) != static_cast<ssize_t>(n)) {
-      const int e = errno;
-      ::close(fd);
-      fail(fmt::format("cannot write media file '{}'", path), e);
-    }
-    off += n;
-  }
-  ::close(fd);
-  return true;
+  fail_errno(what, err);
 }
 
 /// Reads [0, bytes) once so that buffered reads are served from the page cache.
@@ -66,16 +42,6 @@ void warm_page_cache(int fd, std::uint64_t bytes) {
   }
 }
 
-struct thread_result {
-  direction_result read;
-  std::uint64_t start_ns = 0;
-  std::uint64_t end_ns = 0;
-  std::uint64_t errors = 0;
-  std::uint64_t verify_errors = 0;
-  std::uint64_t verified = 0;
-  std::string error;
-};
-
 }  // namespace
 
 uring_backend::~uring_backend() {
@@ -84,7 +50,7 @@ uring_backend::~uring_backend() {
 
 void uring_backend::open(const run_config& c) {
   const std::string& path = c.storage.media.path;
-  created_ = prepare_file(path, c.storage.media.size_bytes);
+  created_ = prepare_media_file(path, c.storage.media.size_bytes);
   const int flags = O_RDONLY | (c.uring.direct ? O_DIRECT : 0);
   fd_ = ::open(path.c_str(), flags);
   if (fd_ < 0 && c.uring.direct && errno == EINVAL) {
@@ -123,30 +89,13 @@ backend_caps uring_backend::capabilities() const {
 
 run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
   const workload_config& w = c.workload;
-  workload_params params;
-  params.threads = w.threads;
-  params.ssd_count = 1;
-  params.io_size = w.io_size;
-  params.dataset = c.dataset();
-  params.sequential = w.pattern == io_pattern::sequential;
-  params.op = 0;
-  params.seed = w.seed;
+  const workload_params params = workload_params_of(c, 1);  // op = read: validated
 
-  std::atomic<std::uint64_t> claimed{0};
-  const std::uint64_t limit = w.ios;
-  std::atomic<std::uint64_t> deadline_ns{0};
-  std::atomic<std::uint32_t> ready{0};
-  std::atomic<bool> go{false};
-  std::vector<thread_result> results(w.threads);
-
-  auto claim = [&]() -> bool {
-    if (limit != 0 && claimed.fetch_add(1, std::memory_order_relaxed) >= limit) return false;
-    const std::uint64_t d = deadline_ns.load(std::memory_order_relaxed);
-    return d == 0 || now_ns() < d;
-  };
+  run_gate gate(w.ios);
+  std::vector<thread_tally> results(w.threads);
 
   auto body = [&](std::uint32_t t) {
-    thread_result& res = results[t];
+    thread_tally& res = results[t];
     const std::uint32_t depth = w.outstanding;
     try {
       // The staging buffers outlive the ring, and the ring unregisters them before it exits:
@@ -176,7 +125,7 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
       std::uint32_t inflight = 0;
 
       auto issue = [&](std::uint32_t s) -> bool {
-        if (!claim()) return false;
+        if (!gate.claim()) return false;
         const io_request r = stream.next(next_index++);
         offsets[s] = r.offset;
         io_uring_sqe* sqe = io_uring_get_sqe(&ring);
@@ -200,9 +149,8 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
         if (hooks.ios_done) hooks.ios_done->fetch_add(1, std::memory_order_relaxed);
       };
 
-      ready.fetch_add(1);
-      while (!go.load(std::memory_order_acquire))
-        std::this_thread::yield();
+      gate.arrive();
+      gate.wait_start();
       res.start_ns = now_ns();
       res.end_ns = res.start_ns;
       for (std::uint32_t s = 0; s < depth; ++s) {
@@ -271,50 +219,19 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
       }
     } catch (const std::exception& e) {
       res.error = e.what();
-      ready.fetch_add(1);  // harmless if already counted: main waits for >= threads
+      gate.arrive();  // harmless if already counted: the gate waits for >= threads
     }
   };
-
-  std::vector<std::thread> pool;
-  for (std::uint32_t t = 0; t < w.threads; ++t)
-    pool.emplace_back(body, t);
-  while (ready.load() < w.threads)
-    std::this_thread::yield();
-  if (w.duration_s > 0) {
-    deadline_ns = now_ns() + static_cast<std::uint64_t>(w.duration_s * 1e9);
-  }
-  go.store(true, std::memory_order_release);
-  for (auto& th : pool)
-    th.join();
+  gate.run(w.threads, w.duration_s, body);
 
   run_result out;
-  std::uint64_t start = ~std::uint64_t{0};
-  std::uint64_t end = 0;
-  std::uint64_t verify_errors = 0;
-  std::uint64_t verified = 0;
-  for (const thread_result& r : results) {
-    out.read.merge(r.read);
-    out.errors += r.errors;
-    verify_errors += r.verify_errors;
-    verified += r.verified;
-    if (r.start_ns != 0) start = std::min(start, r.start_ns);
-    end = std::max(end, r.end_ns);
-    if (out.error.empty() && !r.error.empty()) out.error = r.error;
-  }
-  out.runtime_ns = end > start ? end - start : 0;
-  out.read.runtime_ns = out.runtime_ns;
+  const verify_counts verified = merge_tallies(results, out);
   out.per_ssd_ios = {out.read.ios};
   out.tool_stats["uring"] = {
       {"direct", c.uring.direct}, {"registered_buffers", c.uring.registered_buffers},
       {"gpu_copy", gpu_copy_},    {"page_cache", !c.uring.direct},
       {"file_created", created_}, {"file_bytes", file_bytes_}};
-  if (hooks.verify) {
-    out.tool_stats["verified_ios"] = verified;
-    out.tool_stats["verify_errors"] = verify_errors;
-    if (verify_errors != 0 && out.error.empty()) {
-      out.error = fmt::format("verify: {} blocks differ from the data pattern", verify_errors);
-    }
-  }
+  if (hooks.verify) add_verify_stats(out.tool_stats, out.error, verified);
   return out;
 }
 

@@ -206,8 +206,10 @@ int run_bench_tool(const tool_spec& spec, int argc, char** argv) {
       if (!be) {
         fmt::print(stderr,
                    "{}: invalid configuration: storage.backend: \"{}\" is not available in this "
-                   "build, allowed {}\n",
-                   name, to_string(c.storage.backend), spec.available_backends());
+                   "build{}, allowed {}\n",
+                   name, to_string(c.storage.backend),
+                   spec.unavailable_reason ? spec.unavailable_reason(c.storage.backend) : "",
+                   spec.available_backends());
         return config_error_exit;
       }
       try {

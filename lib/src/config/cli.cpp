@@ -38,7 +38,7 @@ config_cli::config_cli(CLI::App& app)
     flags_.push_back(friendly{o, key, [&var] { return nlohmann::json(var); }});
     return o;
   };
-  add("--backend", backend_, "storage.backend", "emulated|nvme|host|uring|zerocopy");
+  add("--backend", backend_, "storage.backend", "emulated|nvme|host|uring|zerocopy|cufile");
   add("--ssds", ssds_, "storage.ssd_count", "number of SSDs");
   add("--model", model_, "storage.model", "SSD model preset (or inline JSON object)");
   add("--media-path", media_path_, "storage.media.path", "media file (media.kind=file)");

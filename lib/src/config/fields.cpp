@@ -13,8 +13,8 @@
 namespace bam {
 
 namespace {
-constexpr std::array<const char*, 5> backend_names = {"emulated", "nvme", "host", "uring",
-                                                      "zerocopy"};
+constexpr std::array<const char*, 6> backend_names = {"emulated", "nvme",     "host",
+                                                      "uring",    "zerocopy", "cufile"};
 constexpr std::array<const char*, 3> media_names = {"host", "gpu", "file"};
 constexpr std::array<const char*, 2> pattern_names = {"random", "sequential"};
 constexpr std::array<const char*, 3> op_names = {"read", "write", "mixed"};
@@ -256,14 +256,15 @@ std::vector<field> fields_of(run_config& c) {
   std::vector<field> f;
   f.push_back(enum_field("storage.backend", s.backend, backend_names,
                          "who serves the I/O: emulated SSDs on the GPU, real NVMe, host emulated "
-                         "controllers driven by CPU threads, the io_uring CPU baseline, or GPU "
-                         "threads reading pinned host memory (zerocopy)"));
+                         "controllers driven by CPU threads, the io_uring CPU baseline, GPU "
+                         "threads reading pinned host memory (zerocopy), or GPUDirect Storage "
+                         "(cufile, builds with cufile.h)"));
   f.push_back(uint_field("storage.ssd_count", s.ssd_count, 1, 1024, "number of SSDs"));
   f.push_back(model_field("storage.model", s.model, "timing model of each emulated SSD"));
   f.push_back(
       enum_field("storage.media.kind", s.media.kind, media_names, "where the SSDs' blocks live"));
   f.push_back(uint_field("storage.media.size_bytes", s.media.size_bytes, 4096, max_bytes,
-                         "bytes of media per SSD (the file size for uring)"));
+                         "bytes of media per SSD (the file size for uring and cufile)"));
   f.push_back(string_field("storage.media.path", s.media.path, "file for media.kind=file"));
   f.push_back(uint_choice_field("storage.lba_size", s.lba_size, {512, 4096},
                                 "logical block size in bytes"));
@@ -281,8 +282,9 @@ std::vector<field> fields_of(run_config& c) {
                          "cache line size in bytes (a power of two)"));
   f.push_back(uint_field("cache.capacity", c.cache.capacity, 512, max_bytes,
                          "cache capacity in bytes (a multiple of line_size)"));
-  f.push_back(uint_field("workload.threads", w.threads, 1, 1u << 25,
-                         "client threads (CPU threads for host/uring, GPU threads on the GPU)"));
+  f.push_back(
+      uint_field("workload.threads", w.threads, 1, 1u << 25,
+                 "client threads (CPU threads for host/uring/cufile, GPU threads on the GPU)"));
   f.push_back(uint_field("workload.io_size", w.io_size, 512, std::uint64_t{1} << 30,
                          "bytes per I/O, a multiple of storage.lba_size"));
   f.push_back(enum_field("workload.pattern", w.pattern, pattern_names, "offsets of the I/Os"));

@@ -6,6 +6,25 @@
 #include "bam/config/config_io.hpp"
 
 namespace bam {
+namespace {
+
+/// The file baselines (uring, cufile) read one file: media.kind=file, one SSD.
+void check_one_file(const storage_config& s) {
+  const char* backend = to_string(s.backend);
+  if (s.media.kind != media_kind::file) {
+    throw config_error("storage.media.kind",
+                       fmt::format("\"{}\" is not allowed with backend \"{}\", allowed file",
+                                   to_string(s.media.kind), backend));
+  }
+  if (s.ssd_count != 1) {
+    throw config_error("storage.ssd_count",
+                       fmt::format("{} is out of range for backend \"{}\" (one file), "
+                                   "allowed [1, 1]",
+                                   s.ssd_count, backend));
+  }
+}
+
+}  // namespace
 
 void validate(const run_config& c) {
   const storage_config& s = c.storage;
@@ -35,21 +54,27 @@ void validate(const run_config& c) {
       }
       break;
     case backend_kind::uring:
-      if (s.media.kind != media_kind::file) {
-        throw config_error("storage.media.kind", fmt::format("\"{}\" is not allowed with backend "
-                                                             "\"uring\", allowed file",
-                                                             to_string(s.media.kind)));
-      }
-      if (s.ssd_count != 1) {
-        throw config_error("storage.ssd_count",
-                           fmt::format("{} is out of range for backend \"uring\" (one file), "
-                                       "allowed [1, 1]",
-                                       s.ssd_count));
-      }
+      check_one_file(s);
       if (c.workload.op != io_op::read) {
         throw config_error("workload.op", fmt::format("\"{}\" is not allowed with backend "
                                                       "\"uring\", allowed read",
                                                       to_string(c.workload.op)));
+      }
+      break;
+    case backend_kind::cufile:
+      check_one_file(s);
+      if (w.outstanding != 1) {
+        throw config_error("workload.outstanding",
+                           fmt::format("{} is out of range for backend \"cufile\" (synchronous "
+                                       "cuFileRead/cuFileWrite: one I/O in flight per thread, "
+                                       "use more workload.threads), allowed [1, 1]",
+                                       w.outstanding));
+      }
+      if (w.io_size % 4096 != 0) {
+        throw config_error("workload.io_size",
+                           fmt::format("{} with backend \"cufile\" (O_DIRECT, GPU pages): "
+                                       "allowed multiples of 4096",
+                                       w.io_size));
       }
       break;
     case backend_kind::nvme:

@@ -25,6 +25,8 @@ struct tool_spec {
   std::function<std::unique_ptr<backend>(backend_kind)> make_backend;
   /// "host|uring"-style list of the kinds make_backend serves.
   std::function<std::string()> available_backends;
+  /// Why `kind` is missing from this build (e.g. ": built without cufile.h; ..."), or "".
+  std::function<std::string(backend_kind)> unavailable_reason;
   /// Tool-specific checks of each (already validated) point; throws config_error.
   std::function<void(const run_config&)> validate;
   /// The work units of a run the progress line counts ("IOs"), and their total (0: unknown).

@@ -16,6 +16,7 @@ enum class backend_kind {
   host,      ///< host emulated controllers, CPU threads as clients
   uring,     ///< CPU-orchestrated baseline: io_uring reads of a file (+ copy to the GPU)
   zerocopy,  ///< GPU threads read/write pinned host memory directly (DRAM-only target path)
+  cufile,    ///< GPUDirect Storage: CPU threads cuFileRead/cuFileWrite a file into GPU memory
 };
 enum class media_kind { host, gpu, file };
 enum class io_pattern { random, sequential };
@@ -23,7 +24,7 @@ enum class io_op { read, write, mixed };
 
 struct media_config {
   media_kind kind = media_kind::host;
-  std::uint64_t size_bytes = std::uint64_t{1} << 30;  ///< per SSD (per file for uring)
+  std::uint64_t size_bytes = std::uint64_t{1} << 30;  ///< per SSD (per file for uring, cufile)
   std::string path;                                   ///< for kind=file
   bool operator==(const media_config&) const = default;
 };
