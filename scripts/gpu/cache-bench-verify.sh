@@ -9,8 +9,8 @@ if [ -n "${TEST:-}" ]; then
   echo "== gtest rc=$?"; tail -n 5 "$OUT/gtest.txt"
 fi
 V=(--backend emulated --ssds 2 --model optane-p5800x --set storage.media.size_bytes=268435456
-  --set cache_bench.elements=4194304 --threads 262144 --set cache_bench.coarsening=4 --verify)
-run verify_hot 120 "${V[@]}" --set cache.capacity=33554432 --set cache.line_size=4096 \
+  --set cache_bench.elements=4194304 --set cache_bench.coarsening=4 --verify)
+run verify_hot 120 "${V[@]}" --threads 262144 --set cache.capacity=33554432 --set cache.line_size=4096 \
   --sweep cache_bench.mode=plain,coalesced,reuse --sweep workload.op=read,write,mixed
 # cold: 8192 threads over 8192 slots of 512 B (coalesced/array_ref need a slot per thread) and
 # a 32 MiB dataset; every thread 64 iterations.
