@@ -8,13 +8,6 @@
 #include <stdexcept>
 
 namespace bam::emu {
-namespace {
-
-std::invalid_argument as_invalid(const std::exception& e) {
-  return std::invalid_argument(e.what());
-}
-
-}  // namespace
 
 std::vector<std::string> timing_preset_names() {
   return builtin_ssd_model_names();
@@ -30,7 +23,7 @@ timing_model timing_model_from_json(const nlohmann::json& j) {
   try {
     return from_ssd_model(ssd_model_from_json(j));
   } catch (const config_error& e) {
-    throw as_invalid(e);
+    throw std::invalid_argument(e.what());
   }
 }
 

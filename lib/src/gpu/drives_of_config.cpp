@@ -11,10 +11,6 @@
 namespace bam::gpu {
 
 emu::timing_model timing_of(const model_spec& spec) {
-  if (spec.inline_model) return emu::from_ssd_model(*spec.inline_model);
-  for (const std::string& name : emu::timing_preset_names()) {
-    if (name == spec.name) return emu::timing_preset(name);
-  }
   const auto m = resolve(spec);
   if (!m) throw config_error("storage.model", fmt::format("unknown preset \"{}\"", spec.name));
   return emu::from_ssd_model(*m);

@@ -8,8 +8,8 @@
 
 namespace bam::gpu {
 
-/// The engine's timing model for storage.model: the engine's own preset of that name when it
-/// has one (`null` moves no data), else the converted config model. Throws config_error for an
+/// The engine's timing model for storage.model (a preset, a model file or an inline model,
+/// resolved through the one preset table; `null` moves no data). Throws config_error for an
 /// unknown preset.
 emu::timing_model timing_of(const model_spec& spec);
 
