@@ -6,10 +6,11 @@
 //      (no more than it has free pending slots), one lane per entry: fetch, fault decision,
 //      emu::process_nvm (the processor shared with the host engine) with a DMA policy that
 //      only records what to move;
-//   2. moves the data of the batch warp-cooperatively, 16-byte chunks spread over all lanes
-//      (media <-> the buffer PRP1/PRP2 name; multi-page PRPs through walk_prps);
-//   3. asks the drive's timing model for each command's completion time (one reservation of
-//      the drive's pipe per batch and drive) and parks the completion in shared memory;
+//   2. asks the drive's timing model for each command's completion time (one reservation of
+//      the drive's pipe per batch and drive);
+//   3. moves the data of the batch warp-cooperatively, 16-byte chunks spread over all lanes
+//      (media <-> the buffer PRP1/PRP2 name; multi-page PRPs through walk_prps), then parks
+//      the completions in shared memory;
 //   4. posts every parked completion that is due (CQ has room): DW0-2, then DW3 with release.
 // Ordering and throttling come from the due times; no thread sleeps for a command.
 #include <cuda/atomic>
@@ -263,7 +264,39 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
       const std::uint64_t io_bytes =
           status.ok() && rec.copies != 0 ? std::uint64_t{c.nlb()} << D->nvm.lba_log2 : 0;
 
-      // ---- 2. data ------------------------------------------------------------------------------
+      // ---- 2. timing ----------------------------------------------------------------------------
+      // Booked at fetch, before the data moves: the pipe is reserved by the same turn that
+      // passed the booking-horizon check, so a warp busy copying a large batch (4 KiB reads
+      // over PCIe take tens of microseconds) never leaves its drive idle meanwhile. A copy that
+      // outlasts the due time only delays the post (step 4 runs after the copy).
+      const bool keep = mine && fate != emu::fault_action::drop;
+      std::uint64_t when = 0;
+      const bool throttled = mine && D->service.throttled;
+      const std::uint32_t throttled_mask = __ballot_sync(full, throttled);
+      if (throttled) {
+        const std::uint64_t cost =
+            D->service.cost_ps(is_write, static_cast<std::uint32_t>(io_bytes));
+        const std::uint32_t group = __match_any_sync(throttled_mask, o_drive);
+        std::uint64_t prefix = 0, sum = 0;
+        for (std::uint32_t m = group; m != 0; m &= m - 1) {
+          const int l = __ffs(m) - 1;
+          const std::uint64_t cl = __shfl_sync(group, static_cast<unsigned long long>(cost), l);
+          sum += cl;
+          if (l <= lane) prefix += cl;
+        }
+        const int leader = __ffs(group) - 1;
+        std::uint64_t start = 0;
+        // Virtual time in ps since the engine started (the timer itself, often Unix-epoch ns,
+        // would overflow 64 bits in ps).
+        if (lane == leader)
+          start = emu::reserve(*D->clock, (bam::now_ns() - p.timer_base) * 1000, sum);
+        start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
+        when = p.timer_base + emu::due_ns(D->service, start + prefix);
+      }
+      if (fate == emu::fault_action::delay)
+        when = (when == 0 ? bam::now_ns() : when) + D->faults.delay_ns;
+
+      // ---- 3. data ------------------------------------------------------------------------------
       // One 16-byte-aligned piece (a buffer within one memory page, the usual case): all lanes
       // copy chunk g of the batch's concatenated pieces, g = lane, lane + 32, ...
       const bool work = mine && moves && status.ok();  // errors and drops recorded nothing
@@ -330,34 +363,6 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
       __syncwarp();
       cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
       __syncwarp();
-
-      // ---- 3. timing ----------------------------------------------------------------------------
-      const bool keep = mine && fate != emu::fault_action::drop;
-      std::uint64_t when = 0;
-      const bool throttled = mine && D->service.throttled;
-      const std::uint32_t throttled_mask = __ballot_sync(full, throttled);
-      if (throttled) {
-        const std::uint64_t cost =
-            D->service.cost_ps(is_write, static_cast<std::uint32_t>(io_bytes));
-        const std::uint32_t group = __match_any_sync(throttled_mask, o_drive);
-        std::uint64_t prefix = 0, sum = 0;
-        for (std::uint32_t m = group; m != 0; m &= m - 1) {
-          const int l = __ffs(m) - 1;
-          const std::uint64_t cl = __shfl_sync(group, static_cast<unsigned long long>(cost), l);
-          sum += cl;
-          if (l <= lane) prefix += cl;
-        }
-        const int leader = __ffs(group) - 1;
-        std::uint64_t start = 0;
-        // Virtual time in ps since the engine started (the timer itself, often Unix-epoch ns,
-        // would overflow 64 bits in ps).
-        if (lane == leader)
-          start = emu::reserve(*D->clock, (bam::now_ns() - p.timer_base) * 1000, sum);
-        start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
-        when = p.timer_base + emu::due_ns(D->service, start + prefix);
-      }
-      if (fate == emu::fault_action::delay)
-        when = (when == 0 ? bam::now_ns() : when) + D->faults.delay_ns;
 
       // ---- park ---------------------------------------------------------------------------------
       const std::uint32_t keep_mask = __ballot_sync(full, keep);
