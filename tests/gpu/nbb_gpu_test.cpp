@@ -159,6 +159,42 @@ TEST(NbbGpu, DurationRunStopsAndCountsWhatItDid) {
   EXPECT_LT(doc["bamkit"]["runtime_ns"].get<std::uint64_t>(), 2'000'000'000u);
 }
 
+// The CPU-orchestrated baseline with its copy to the GPU: a duration run must end (every thread
+// used to block in io_uring_wait_cqe once its last copy finished after the deadline), and an
+// I/O-count run must copy exactly what it read, every read checked.
+TEST(NbbGpu, UringWithGpuCopyEndsAndVerifies) {
+  temp_dir dir;
+  const std::string media = dir / "media.dat";
+  const std::vector<std::string> base = {"--backend",     "uring",
+                                         "--set",         "storage.media.kind=file",
+                                         "--media-path",  media,
+                                         "--set",         "storage.media.size_bytes=67108864",
+                                         "--set",         "uring.gpu_copy=on",
+                                         "--threads",     "4",
+                                         "--outstanding", "8"};
+  auto args = base;
+  args.insert(args.end(), {"--ios", "0", "--duration", "0.3", "--sweep",
+                           "workload.io_size=4096,65536", "--report", dir / "d.json"});
+  auto r = run_tool(bench, args, dir);
+  if (r.err.find("no GPU is usable") != std::string::npos) GTEST_SKIP() << "no GPU";
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json d = json::parse(test::read_file(dir / "d.json"));
+  ASSERT_EQ(d["jobs"].size(), 2u);
+  for (const auto& job : d["jobs"]) {
+    EXPECT_GT(job["read"]["total_ios"].get<std::uint64_t>(), 0u);
+    EXPECT_EQ(job["bamkit"]["stats"]["uring"]["gpu_copy"], true);
+  }
+  args = base;
+  args.insert(args.end(),
+              {"--ios", "20000", "--io-size", "16384", "--verify", "--report", dir / "n.json"});
+  r = run_tool(bench, args, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json n = json::parse(test::read_file(dir / "n.json"));
+  EXPECT_EQ(n["jobs"][0]["read"]["total_ios"], 20000u);
+  EXPECT_EQ(n["bamkit"]["stats"]["verified_ios"], 20000u);
+  EXPECT_EQ(n["bamkit"]["stats"]["verify_errors"], 0u);
+}
+
 TEST(NbbGpu, ConfigErrorsOfTheGpuPath) {
   temp_dir dir;
   auto r = run_tool(bench, {"--backend", "emulated", "--outstanding", "4"}, dir);

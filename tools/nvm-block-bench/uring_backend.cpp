@@ -99,9 +99,7 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
     const std::uint32_t depth = w.outstanding;
     try {
       // The staging buffers outlive the ring, and the ring unregisters them before it exits:
-      // freeing pinned (cudaHostAlloc) memory that io_uring still holds registered - the order
-      // before, when the ring was declared first - can block in the driver's free while the
-      // kernel keeps its page pins, i.e. after the last I/O (the hang seen with gpu_copy=on).
+      // pinned (cudaHostAlloc) memory is never freed while io_uring still holds it registered.
       gpu_staging staging(depth, w.io_size, gpu_copy_);
       io_uring ring{};
       if (int e = io_uring_queue_init(depth, &ring, 0); e < 0) fail("io_uring_queue_init", -e);
@@ -178,6 +176,10 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
           io_uring_submit(&ring);
           resubmit = false;
         }
+        // Reads still in the kernel: none once the last copies above finished past the deadline
+        // (nothing was reissued). Waiting for a completion then would block for good: the hang
+        // seen with gpu_copy=on on the H100 and H200, every thread in io_cqring_wait.
+        if (inflight == copying.size()) continue;
         io_uring_cqe* cqe = nullptr;
         int e = copying.empty() ? io_uring_wait_cqe(&ring, &cqe) : io_uring_peek_cqe(&ring, &cqe);
         if (e == -EAGAIN || e == -EINTR || (e == 0 && cqe == nullptr)) {
