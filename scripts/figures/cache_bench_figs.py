@@ -3,10 +3,11 @@
 
 Usage: cache_bench_figs.py RESULTS_DIR   (run with /usr/bin/python3: Debian's matplotlib)
 Reads whichever of these are in RESULTS_DIR and writes, beside them:
-  hot:   hot_threads_{512,4096,8192}.json -> cb_hot_threads.png (dissertation Figs 6.6/7.2 hit:
-         accesses/s vs threads, plain vs coalesced per line size)
+  hot:   hot_threads_{L}_{T}.json (or the older hot_threads_{L}.json) -> cb_hot_threads.png
+         (dissertation Figs 6.6/7.2 hit: accesses/s vs threads, plain / coalesced / reuse x
+         thread / warp layout, one panel per line size)
          hot_reuse_{L}_{C}.json -> cb_hot_reuse.png (Fig 7.4 hit: effective GB/s vs coarsening,
-         array_ref vs coalesced per line size)
+         coalesced / array_ref reuse x thread / warp layout, one panel per line size)
   miss:  miss_optane_512*.json, miss_ideal_4k.json -> cb_miss.png (miss-handling IOPS vs the
          optane-p5800x model's cap and GB/s vs the measured PCIe ceiling)
   cb_figs.json: every plotted number and, per source report, the command, commit, GPU, CUDA
@@ -22,31 +23,51 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 LINES = [512, 4096, 8192]
 
+MODE_COLOR = {"plain": "tab:green", "coalesced": "tab:blue", "reuse": "tab:red"}
+LAYOUT_STYLE = {"thread": ("-", "o"), "warp": ("--", "s")}
+
+
+def layout_of(cfg):
+    """cache_bench.layout; reports from before the key existed used the thread layout."""
+    return cfg["cache_bench"].get("layout", "thread")
+
+
+def hot_files(d, prefix, L):
+    """Reports of one line size: PREFIX_L_*.json (one per point), or the older PREFIX_L.json."""
+    return sorted(d.glob(f"{prefix}_{L}_*.json")) or sorted(d.glob(f"{prefix}_{L}.json"))
+
+
+def plot_curves(ax, curves, out, key, L):
+    for (mode, layout), pts in sorted(curves.items()):
+        pts.sort()
+        ls, mk = LAYOUT_STYLE.get(layout, (":", "x"))
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=mk, linestyle=ls,
+                color=MODE_COLOR.get(mode), label=f"{mode}, {layout} layout")
+        out.setdefault(key, {})[f"{L}/{mode}/{layout}"] = pts
 
 
 def hot_threads(d, out, sources):
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
     made = False
     for ax, L in zip(axes, LINES):
-        f = d / f"hot_threads_{L}.json"
-        if not f.exists():
-            continue
-        doc = load(f)
-        sources.append(provenance(f, doc))
         curves = {}
-        for cfg, _, b in jobs(doc):
-            st = b["stats"]
-            curves.setdefault(cfg["cache_bench"]["mode"], []).append(
-                (cfg["workload"]["threads"], st["accesses_per_s"], st["cache"]["misses"]))
-        for mode, pts in sorted(curves.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] / 1e9 for p in pts], marker="o", label=mode)
-            out.setdefault("hot_threads", {})[f"{L}/{mode}"] = pts
+        for f in hot_files(d, "hot_threads", L):
+            doc = load(f)
+            sources.append(provenance(f, doc))
+            for cfg, _, b in jobs(doc):
+                st = b["stats"]
+                curves.setdefault((cfg["cache_bench"]["mode"], layout_of(cfg)), []).append(
+                    (cfg["workload"]["threads"], st["accesses_per_s"] / 1e9,
+                     cfg["cache_bench"]["iterations"], st["measured_s"], st["cache"]["misses"]))
+        if not curves:
+            continue
+        plot_curves(ax, curves, out, "hot_threads", L)
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
         ax.set_title(f"hot cache, {L} B lines", fontsize=9)
-        ax.set_xlabel("GPU threads (one 8 B access each)")
+        ax.set_xlabel("GPU threads (one random 8 B element per thread and iteration)", fontsize=8)
         ax.grid(alpha=0.3)
-        ax.legend()
+        ax.legend(fontsize=7)
         made = True
     if not made:
         plt.close(fig)
@@ -59,34 +80,35 @@ def hot_threads(d, out, sources):
 
 
 def hot_reuse(d, out, sources):
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
     made = False
-    for L in LINES:
+    for ax, L in zip(axes, LINES):
         curves = {}
-        for f in sorted(d.glob(f"hot_reuse_{L}_*.json")):
+        for f in hot_files(d, "hot_reuse", L):
             doc = load(f)
             sources.append(provenance(f, doc))
             for cfg, _, b in jobs(doc):
-                curves.setdefault(cfg["cache_bench"]["mode"], []).append(
-                    (cfg["cache_bench"]["coarsening"], b["stats"]["effective_GBps"]))
-        for mode, pts in sorted(curves.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o" if mode == "reuse" else "x",
-                    linestyle="-" if mode == "reuse" else ":", label=f"{L} B, {mode}")
-            out.setdefault("hot_reuse", {})[f"{L}/{mode}"] = pts
-            made = True
+                st = b["stats"]
+                curves.setdefault((cfg["cache_bench"]["mode"], layout_of(cfg)), []).append(
+                    (cfg["cache_bench"]["coarsening"], st["effective_GBps"],
+                     cfg["cache_bench"]["iterations"], st["measured_s"], st["cache"]["misses"]))
+        if not curves:
+            continue
+        plot_curves(ax, curves, out, "hot_reuse", L)
+        ax.axhline(2000, color="grey", linestyle="--", linewidth=0.8)
+        ax.text(1, 2050, "2 TB/s target", fontsize=7)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(f"hot cache, {L} B lines", fontsize=9)
+        ax.set_xlabel("coarsening c (8 B elements per thread and iteration)", fontsize=8)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+        made = True
     if not made:
         plt.close(fig)
         return None
-    ax.axhline(2000, color="grey", linestyle="--", linewidth=0.8)
-    ax.text(1, 2050, "2 TB/s target", fontsize=7)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("coarsening (consecutive 8 B elements per thread; 32M accesses)")
-    ax.set_ylabel("effective GB/s (8 B x accesses / time)")
-    ax.set_title(title_of(sources), fontsize=7)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    axes[0].set_ylabel("effective GB/s (8 B x accesses / time)")
+    fig.suptitle(title_of(sources), fontsize=7)
     fig.tight_layout()
     fig.savefig(d / "cb_hot_reuse.png", dpi=130)
     return "cb_hot_reuse.png"

@@ -1,7 +1,8 @@
 // cache-bench's emulated backend through the real binary (label gpu; skipped without a GPU):
 // GPU threads over GPU-emulated SSDs with --verify, and statistics exactly as the pattern
-// implies: a cold sequential scan of whole lines through array_ref fetches every line once, a
-// hot pass after the warm-up never misses, random writes land on the SSDs.
+// implies: a cold sequential scan of whole lines through array_ref fetches every line once (in
+// the thread and the warp layout), a hot pass after the warm-up never misses, random writes
+// land on the SSDs.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -47,6 +48,39 @@ TEST(CacheBenchGpu, ColdSequentialReuseScanFetchesEveryLineOnce) {
   EXPECT_EQ(c["misses"], 16384u);
   EXPECT_EQ(c["reads"], 16384u);
   EXPECT_EQ(c["accesses"], 16384u);
+  EXPECT_EQ(c["evictions"], 16384u - 4096u);
+  EXPECT_EQ(c["io_errors"], 0u);
+  EXPECT_EQ(c["bytes_read"][0], 8192u * 4096u);
+  EXPECT_EQ(c["bytes_read"][1], 8192u * 4096u);
+  EXPECT_EQ(st["verify"]["read_errors"], 0u);
+  EXPECT_EQ(st["verify"]["media_errors"], 0u);
+}
+
+TEST(CacheBenchGpu, ColdSequentialWarpLayoutReuseScanFetchesEveryLineOnce) {
+  temp_dir dir;
+  // The same 16384 lines of 4 KiB and 4096 slots in the warp layout: each of the 128 warps owns
+  // 32 x 16 consecutive elements = exactly one line per iteration (lane l reads elements l, 32 +
+  // l, ...), so the warp's array_refs acquire the line once as one group of 32 and hold it for
+  // the 16 steps; 128 iterations cover the 16384 lines once.
+  const json doc = run_report({"--threads", "4096",
+                               "--pattern", "sequential",
+                               "--set",     "cache_bench.elements=8388608",
+                               "--set",     "cache.line_size=4096",
+                               "--set",     "cache.capacity=16777216",
+                               "--set",     "cache_bench.mode=reuse",
+                               "--set",     "cache_bench.layout=warp",
+                               "--set",     "cache_bench.temperature=cold",
+                               "--set",     "cache_bench.coarsening=16",
+                               "--set",     "cache_bench.iterations=128"},
+                              dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  const json& st = stats_of(doc);
+  const json& c = st["cache"];
+  EXPECT_EQ(st["accesses"], 16384u * 512u);
+  EXPECT_EQ(c["misses"], 16384u);
+  EXPECT_EQ(c["reads"], 16384u);
+  EXPECT_EQ(c["accesses"], 16384u * 32u);  // the group's leader counts its 32 lanes
+  EXPECT_EQ(c["hits"], 16384u * 31u);
   EXPECT_EQ(c["evictions"], 16384u - 4096u);
   EXPECT_EQ(c["io_errors"], 0u);
   EXPECT_EQ(c["bytes_read"][0], 8192u * 4096u);
