@@ -37,81 +37,62 @@ def hot_files(d, prefix, L):
     return sorted(d.glob(f"{prefix}_{L}_*.json")) or sorted(d.glob(f"{prefix}_{L}.json"))
 
 
-def plot_curves(ax, curves, out, key, L):
-    for (mode, layout), pts in sorted(curves.items()):
-        pts.sort()
-        ls, mk = LAYOUT_STYLE.get(layout, (":", "x"))
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=mk, linestyle=ls,
-                color=MODE_COLOR.get(mode), label=f"{mode}, {layout} layout")
-        out.setdefault(key, {})[f"{L}/{mode}/{layout}"] = pts
+def hot_figure(d, out, sources, prefix, x_of, y_of, xlabel, ylabel, target=None):
+    """One panel per line size, a curve per (mode, layout): y_of(stats) against x_of(config)
+    from PREFIX_L_*.json; writes cb_PREFIX.png. out[PREFIX] keeps every point with its
+    iterations, measured seconds and misses."""
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
+    made = False
+    for ax, L in zip(axes, LINES):
+        curves = {}
+        for f in hot_files(d, prefix, L):
+            doc = load(f)
+            sources.append(provenance(f, doc))
+            for cfg, _, b in jobs(doc):
+                st = b["stats"]
+                curves.setdefault((cfg["cache_bench"]["mode"], layout_of(cfg)), []).append(
+                    (x_of(cfg), y_of(st), cfg["cache_bench"]["iterations"], st["measured_s"],
+                     st["cache"]["misses"]))
+        for (mode, layout), pts in sorted(curves.items()):
+            pts.sort()
+            ls, mk = LAYOUT_STYLE.get(layout, (":", "x"))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=mk, linestyle=ls,
+                    color=MODE_COLOR.get(mode), label=f"{mode}, {layout} layout")
+            out.setdefault(prefix, {})[f"{L}/{mode}/{layout}"] = pts
+            made = True
+        if target:
+            ax.axhline(target[0], color="grey", linestyle="--", linewidth=0.8)
+            ax.text(1, target[0] * 1.03, target[1], fontsize=7)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(f"hot cache, {L} B lines", fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.grid(alpha=0.3)
+        if curves:
+            ax.legend(fontsize=7)
+    if not made:
+        plt.close(fig)
+        return None
+    axes[0].set_ylabel(ylabel)
+    fig.suptitle(title_of(sources), fontsize=7)
+    fig.tight_layout()
+    png = f"cb_{prefix}.png"
+    fig.savefig(d / png, dpi=130)
+    return png
 
 
 def hot_threads(d, out, sources):
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
-    made = False
-    for ax, L in zip(axes, LINES):
-        curves = {}
-        for f in hot_files(d, "hot_threads", L):
-            doc = load(f)
-            sources.append(provenance(f, doc))
-            for cfg, _, b in jobs(doc):
-                st = b["stats"]
-                curves.setdefault((cfg["cache_bench"]["mode"], layout_of(cfg)), []).append(
-                    (cfg["workload"]["threads"], st["accesses_per_s"] / 1e9,
-                     cfg["cache_bench"]["iterations"], st["measured_s"], st["cache"]["misses"]))
-        if not curves:
-            continue
-        plot_curves(ax, curves, out, "hot_threads", L)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(f"hot cache, {L} B lines", fontsize=9)
-        ax.set_xlabel("GPU threads (one random 8 B element per thread and iteration)", fontsize=8)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-        made = True
-    if not made:
-        plt.close(fig)
-        return None
-    axes[0].set_ylabel("accesses/s (billions)")
-    fig.suptitle(title_of(sources), fontsize=7)
-    fig.tight_layout()
-    fig.savefig(d / "cb_hot_threads.png", dpi=130)
-    return "cb_hot_threads.png"
+    return hot_figure(d, out, sources, "hot_threads", lambda c: c["workload"]["threads"],
+                      lambda st: st["accesses_per_s"] / 1e9,
+                      "GPU threads (one random 8 B element per thread and iteration)",
+                      "accesses/s (billions)")
 
 
 def hot_reuse(d, out, sources):
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
-    made = False
-    for ax, L in zip(axes, LINES):
-        curves = {}
-        for f in hot_files(d, "hot_reuse", L):
-            doc = load(f)
-            sources.append(provenance(f, doc))
-            for cfg, _, b in jobs(doc):
-                st = b["stats"]
-                curves.setdefault((cfg["cache_bench"]["mode"], layout_of(cfg)), []).append(
-                    (cfg["cache_bench"]["coarsening"], st["effective_GBps"],
-                     cfg["cache_bench"]["iterations"], st["measured_s"], st["cache"]["misses"]))
-        if not curves:
-            continue
-        plot_curves(ax, curves, out, "hot_reuse", L)
-        ax.axhline(2000, color="grey", linestyle="--", linewidth=0.8)
-        ax.text(1, 2050, "2 TB/s target", fontsize=7)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_title(f"hot cache, {L} B lines", fontsize=9)
-        ax.set_xlabel("coarsening c (8 B elements per thread and iteration)", fontsize=8)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-        made = True
-    if not made:
-        plt.close(fig)
-        return None
-    axes[0].set_ylabel("effective GB/s (8 B x accesses / time)")
-    fig.suptitle(title_of(sources), fontsize=7)
-    fig.tight_layout()
-    fig.savefig(d / "cb_hot_reuse.png", dpi=130)
-    return "cb_hot_reuse.png"
+    return hot_figure(d, out, sources, "hot_reuse", lambda c: c["cache_bench"]["coarsening"],
+                      lambda st: st["effective_GBps"],
+                      "coarsening c (8 B elements per thread and iteration)",
+                      "effective GB/s (8 B x accesses / time)", target=(2000, "2 TB/s target"))
 
 
 def miss(d, out, sources):
