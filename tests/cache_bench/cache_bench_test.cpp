@@ -347,11 +347,14 @@ TEST(CacheBenchReport, SweepJobsCsvRowsAndFioValidates) {
   std::string header, line;
   std::getline(csv, header);
   EXPECT_NE(header.find("tool,backend"), std::string::npos);
-  EXPECT_NE(header.find(",mode,temperature,line_size,coarsening"), std::string::npos) << header;
+  EXPECT_NE(header.find(",mode,temperature,line_size,coarsening,layout,iterations"),
+            std::string::npos)
+      << header;
   EXPECT_NE(header.find("effective_GBps"), std::string::npos);
   int rows = 0;
   while (std::getline(csv, line)) {
     EXPECT_EQ(line.rfind("cache-bench,host,", 0), 0u) << line;
+    EXPECT_NE(line.find(",thread,"), std::string::npos) << line;  // the default layout
     ++rows;
   }
   EXPECT_EQ(rows, 6);
