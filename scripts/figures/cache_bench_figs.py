@@ -3,10 +3,11 @@
 
 Usage: cache_bench_figs.py RESULTS_DIR   (run with /usr/bin/python3: Debian's matplotlib)
 Reads whichever of these are in RESULTS_DIR and writes, beside them:
-  hot:   hot_threads_{512,4096,8192}.json -> cb_hot_threads.png (dissertation Figs 6.6/7.2 hit:
-         accesses/s vs threads, plain vs coalesced per line size)
+  hot:   hot_threads_{L}_{T}.json (or the older hot_threads_{L}.json) -> cb_hot_threads.png
+         (dissertation Figs 6.6/7.2 hit: accesses/s vs threads, plain / coalesced / reuse x
+         thread / warp layout, one panel per line size)
          hot_reuse_{L}_{C}.json -> cb_hot_reuse.png (Fig 7.4 hit: effective GB/s vs coarsening,
-         array_ref vs coalesced per line size)
+         coalesced / array_ref reuse x thread / warp layout, one panel per line size)
   miss:  miss_optane_512*.json, miss_ideal_4k.json -> cb_miss.png (miss-handling IOPS vs the
          optane-p5800x model's cap and GB/s vs the measured PCIe ceiling)
   cb_figs.json: every plotted number and, per source report, the command, commit, GPU, CUDA
@@ -22,74 +23,76 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 LINES = [512, 4096, 8192]
 
+MODE_COLOR = {"plain": "tab:green", "coalesced": "tab:blue", "reuse": "tab:red"}
+LAYOUT_STYLE = {"thread": ("-", "o"), "warp": ("--", "s")}
 
 
-def hot_threads(d, out, sources):
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4), sharey=True)
+def layout_of(cfg):
+    """cache_bench.layout; reports from before the key existed used the thread layout."""
+    return cfg["cache_bench"].get("layout", "thread")
+
+
+def hot_files(d, prefix, L):
+    """Reports of one line size: PREFIX_L_*.json (one per point), or the older PREFIX_L.json."""
+    return sorted(d.glob(f"{prefix}_{L}_*.json")) or sorted(d.glob(f"{prefix}_{L}.json"))
+
+
+def hot_figure(d, out, sources, prefix, x_of, y_of, xlabel, ylabel, target=None):
+    """One panel per line size, a curve per (mode, layout): y_of(stats) against x_of(config)
+    from PREFIX_L_*.json; writes cb_PREFIX.png. out[PREFIX] keeps every point with its
+    iterations, measured seconds and misses."""
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.5), sharey=True)
     made = False
     for ax, L in zip(axes, LINES):
-        f = d / f"hot_threads_{L}.json"
-        if not f.exists():
-            continue
-        doc = load(f)
-        sources.append(provenance(f, doc))
         curves = {}
-        for cfg, _, b in jobs(doc):
-            st = b["stats"]
-            curves.setdefault(cfg["cache_bench"]["mode"], []).append(
-                (cfg["workload"]["threads"], st["accesses_per_s"], st["cache"]["misses"]))
-        for mode, pts in sorted(curves.items()):
-            pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] / 1e9 for p in pts], marker="o", label=mode)
-            out.setdefault("hot_threads", {})[f"{L}/{mode}"] = pts
-        ax.set_xscale("log", base=2)
-        ax.set_title(f"hot cache, {L} B lines", fontsize=9)
-        ax.set_xlabel("GPU threads (one 8 B access each)")
-        ax.grid(alpha=0.3)
-        ax.legend()
-        made = True
-    if not made:
-        plt.close(fig)
-        return None
-    axes[0].set_ylabel("accesses/s (billions)")
-    fig.suptitle(title_of(sources), fontsize=7)
-    fig.tight_layout()
-    fig.savefig(d / "cb_hot_threads.png", dpi=130)
-    return "cb_hot_threads.png"
-
-
-def hot_reuse(d, out, sources):
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    made = False
-    for L in LINES:
-        curves = {}
-        for f in sorted(d.glob(f"hot_reuse_{L}_*.json")):
+        for f in hot_files(d, prefix, L):
             doc = load(f)
             sources.append(provenance(f, doc))
             for cfg, _, b in jobs(doc):
-                curves.setdefault(cfg["cache_bench"]["mode"], []).append(
-                    (cfg["cache_bench"]["coarsening"], b["stats"]["effective_GBps"]))
-        for mode, pts in sorted(curves.items()):
+                st = b["stats"]
+                curves.setdefault((cfg["cache_bench"]["mode"], layout_of(cfg)), []).append(
+                    (x_of(cfg), y_of(st), cfg["cache_bench"]["iterations"], st["measured_s"],
+                     st["cache"]["misses"]))
+        for (mode, layout), pts in sorted(curves.items()):
             pts.sort()
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o" if mode == "reuse" else "x",
-                    linestyle="-" if mode == "reuse" else ":", label=f"{L} B, {mode}")
-            out.setdefault("hot_reuse", {})[f"{L}/{mode}"] = pts
+            ls, mk = LAYOUT_STYLE.get(layout, (":", "x"))
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=mk, linestyle=ls,
+                    color=MODE_COLOR.get(mode), label=f"{mode}, {layout} layout")
+            out.setdefault(prefix, {})[f"{L}/{mode}/{layout}"] = pts
             made = True
+        if target:
+            ax.axhline(target[0], color="grey", linestyle="--", linewidth=0.8)
+            ax.text(1, target[0] * 1.03, target[1], fontsize=7)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(f"hot cache, {L} B lines", fontsize=9)
+        ax.set_xlabel(xlabel, fontsize=8)
+        ax.grid(alpha=0.3)
+        if curves:
+            ax.legend(fontsize=7)
     if not made:
         plt.close(fig)
         return None
-    ax.axhline(2000, color="grey", linestyle="--", linewidth=0.8)
-    ax.text(1, 2050, "2 TB/s target", fontsize=7)
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("coarsening (consecutive 8 B elements per thread; 32M accesses)")
-    ax.set_ylabel("effective GB/s (8 B x accesses / time)")
-    ax.set_title(title_of(sources), fontsize=7)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
+    axes[0].set_ylabel(ylabel)
+    fig.suptitle(title_of(sources), fontsize=7)
     fig.tight_layout()
-    fig.savefig(d / "cb_hot_reuse.png", dpi=130)
-    return "cb_hot_reuse.png"
+    png = f"cb_{prefix}.png"
+    fig.savefig(d / png, dpi=130)
+    return png
+
+
+def hot_threads(d, out, sources):
+    return hot_figure(d, out, sources, "hot_threads", lambda c: c["workload"]["threads"],
+                      lambda st: st["accesses_per_s"] / 1e9,
+                      "GPU threads (one random 8 B element per thread and iteration)",
+                      "accesses/s (billions)")
+
+
+def hot_reuse(d, out, sources):
+    return hot_figure(d, out, sources, "hot_reuse", lambda c: c["cache_bench"]["coarsening"],
+                      lambda st: st["effective_GBps"],
+                      "coarsening c (8 B elements per thread and iteration)",
+                      "effective GB/s (8 B x accesses / time)", target=(2000, "2 TB/s target"))
 
 
 def miss(d, out, sources):

@@ -1,9 +1,11 @@
 // cache-bench's emulated backend through the real binary (label gpu; skipped without a GPU):
 // GPU threads over GPU-emulated SSDs with --verify, and statistics exactly as the pattern
-// implies: a cold sequential scan of whole lines through array_ref fetches every line once, a
-// hot pass after the warm-up never misses, random writes land on the SSDs.
+// implies: a cold sequential scan of whole lines through array_ref fetches every line once (in
+// the thread and the warp layout), a hot pass after the warm-up never misses, random writes
+// land on the SSDs.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -28,31 +30,53 @@ json run_report(std::vector<std::string> args, temp_dir& dir) {
   return json::parse(read_file(dir / "r.json"));
 }
 
-TEST(CacheBenchGpu, ColdSequentialReuseScanFetchesEveryLineOnce) {
+/// A cold sequential array_ref scan of 16384 lines of 4 KiB (8388608 elements) over 4096 slots
+/// (one per thread: a cold array_ref run needs them, see check_pinning) by 4096 threads, in
+/// `layout` with `coarsening` elements per thread and iteration; the iterations cover the lines
+/// once. Every line is fetched exactly once; `lookups`: the cache accesses it must count.
+void expect_scan_fetches_every_line_once(const std::string& layout, const std::string& coarsening,
+                                         const std::string& iterations, std::uint64_t lookups) {
   temp_dir dir;
-  // 4096 threads each read four 4 KiB lines (512 elements each) through an array_ref: 16384
-  // lines, 4096 slots (one per thread: a cold array_ref run needs them, see check_pinning). The
-  // dataset is the 16384 lines (by default it would be threads x coarsening elements, 4096
-  // lines, which the 4 iterations would read 4 times over).
-  const json doc = run_report(
-      {"--threads", "4096", "--pattern", "sequential", "--set", "cache_bench.elements=8388608",
-       "--set", "cache.line_size=4096", "--set", "cache.capacity=16777216", "--set",
-       "cache_bench.mode=reuse", "--set", "cache_bench.temperature=cold", "--set",
-       "cache_bench.coarsening=512", "--set", "cache_bench.iterations=4"},
-      dir);
+  const json doc = run_report({"--threads", "4096",
+                               "--pattern", "sequential",
+                               "--set",     "cache_bench.elements=8388608",
+                               "--set",     "cache.line_size=4096",
+                               "--set",     "cache.capacity=16777216",
+                               "--set",     "cache_bench.mode=reuse",
+                               "--set",     "cache_bench.temperature=cold",
+                               "--set",     "cache_bench.layout=" + layout,
+                               "--set",     "cache_bench.coarsening=" + coarsening,
+                               "--set",     "cache_bench.iterations=" + iterations},
+                              dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
   const json& st = stats_of(doc);
   const json& c = st["cache"];
   EXPECT_EQ(st["accesses"], 16384u * 512u);
   EXPECT_EQ(c["misses"], 16384u);
   EXPECT_EQ(c["reads"], 16384u);
-  EXPECT_EQ(c["accesses"], 16384u);
+  EXPECT_EQ(c["accesses"], lookups);
+  EXPECT_EQ(c["hits"], lookups - 16384u);
   EXPECT_EQ(c["evictions"], 16384u - 4096u);
   EXPECT_EQ(c["io_errors"], 0u);
   EXPECT_EQ(c["bytes_read"][0], 8192u * 4096u);
   EXPECT_EQ(c["bytes_read"][1], 8192u * 4096u);
   EXPECT_EQ(st["verify"]["read_errors"], 0u);
   EXPECT_EQ(st["verify"]["media_errors"], 0u);
+}
+
+TEST(CacheBenchGpu, ColdSequentialReuseScanFetchesEveryLineOnce) {
+  // Thread layout: each thread reads four whole lines (512 elements each), one per iteration;
+  // one lookup per line. (The dataset is set: by default it would be threads x coarsening
+  // elements, 4096 lines, which the 4 iterations would read 4 times over.)
+  expect_scan_fetches_every_line_once("thread", "512", "4", 16384u);
+}
+
+TEST(CacheBenchGpu, ColdSequentialWarpLayoutReuseScanFetchesEveryLineOnce) {
+  // Warp layout: each of the 128 warps owns 32 x 16 consecutive elements = exactly one line per
+  // iteration (lane l reads elements l, 32 + l, ...), so the warp's array_refs acquire the line
+  // once as one group of 32 and hold it for the 16 steps (the leader counts 32 lookups); 128
+  // iterations cover the 16384 lines once.
+  expect_scan_fetches_every_line_once("warp", "16", "128", 16384u * 32u);
 }
 
 TEST(CacheBenchGpu, ColdCoalescedNeedsASlotPerResidentThread) {

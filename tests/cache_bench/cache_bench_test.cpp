@@ -73,6 +73,14 @@ TEST(CacheBenchCli, RejectsBadConfigurationsBeforeRunning) {
       {{"--threads", "5000"}, "workload.threads", "[1, 1024]"},
       {{"--sweep", "cache_bench.mode=plain,bogus"}, "cache_bench.mode", "plain|coalesced|reuse"},
       {{"--sweep", "report.csv=a,b"}, "--sweep", "report keys cannot be swept"},
+      {{"--set", "cache_bench.layout=diagonal"}, "cache_bench.layout", "thread|warp"},
+      {{"--threads", "48", "--set", "cache_bench.layout=warp"},
+       "workload.threads",
+       "not a multiple of 32: cache_bench.layout = warp"},
+      {{"--threads", "32", "--set", "cache_bench.layout=warp", "--set", "cache_bench.coarsening=2",
+        "--set", "cache_bench.elements=96"},
+       "cache_bench.elements",
+       "multiple of 32 x cache_bench.coarsening (2)"},
   };
   for (const bad_input& c : cases) {
     temp_dir dir;
@@ -93,6 +101,7 @@ TEST(CacheBenchCli, HelpShowsDefaultsAndPrintConfigTheSection) {
   EXPECT_EQ(h.rc, 0);
   EXPECT_NE(h.out.find("cache_bench.mode = \"coalesced\""), std::string::npos) << h.out;
   EXPECT_NE(h.out.find("cache_bench.coarsening = 1"), std::string::npos) << h.out;
+  EXPECT_NE(h.out.find("cache_bench.layout = \"thread\""), std::string::npos) << h.out;
   EXPECT_NE(h.out.find("--verify"), std::string::npos);
   const auto p = run_tool(bench, {"--set", "cache_bench.mode=reuse", "--print-config"}, dir);
   ASSERT_EQ(p.rc, 0) << p.err;
@@ -100,6 +109,10 @@ TEST(CacheBenchCli, HelpShowsDefaultsAndPrintConfigTheSection) {
   EXPECT_EQ(c["cache_bench"]["mode"], "reuse");
   EXPECT_EQ(c["cache_bench"]["temperature"], "hot");
   EXPECT_EQ(c["cache_bench"]["iterations"], 1);
+  EXPECT_EQ(c["cache_bench"]["layout"], "thread");
+  const auto w = run_tool(bench, {"--set", "cache_bench.layout=warp", "--print-config"}, dir);
+  ASSERT_EQ(w.rc, 0) << w.err;
+  EXPECT_EQ(json::parse(w.out)["cache_bench"]["layout"], "warp");
 }
 
 /// Cold sequential scan of 64 lines, each thread reading whole lines through an array_ref: one
@@ -149,6 +162,113 @@ TEST(CacheBenchHost, ColdSequentialCoalescedSingleThreadExactCounts) {
   EXPECT_EQ(c["reads"], 32u);
   EXPECT_EQ(c["hits"], 2048u - 32u);
   EXPECT_EQ(c["evictions"], 32u - 8u);
+}
+
+/// The job of a sweep report with this layout and mode.
+const json& job_of(const json& doc, const std::string& layout, const std::string& mode) {
+  for (const json& j : doc["jobs"]) {
+    const json& b = j["bamkit"]["config"]["cache_bench"];
+    if (b["layout"] == layout && b["mode"] == mode) return j;
+  }
+  ADD_FAILURE() << "no job " << layout << "/" << mode;
+  return doc;
+}
+
+/// Cold sequential pass over 64 lines (32 threads x 8 elements x 16 iterations = the 4096
+/// elements once) with as many slots as lines, so nothing is evicted: in both layouts and every
+/// mode each line is read exactly once and every other access hits. array_ref lookups differ as
+/// the layouts imply: thread layout, a thread's 8 elements lie in one line (1 lookup per
+/// iteration); warp layout (host: 32 threads, one group), they are 32 apart and span the
+/// group's 4 lines (4 lookups).
+TEST(CacheBenchHost, ColdSequentialScanReadsEachLineOnceInBothLayouts) {
+  temp_dir dir;
+  const json doc = run_report(
+      with(base_args(),
+           {"--threads", "32", "--pattern", "sequential", "--set", "cache_bench.temperature=cold",
+            "--set", "cache_bench.elements=4096", "--set", "cache_bench.coarsening=8", "--set",
+            "cache_bench.iterations=16", "--set", "cache.capacity=32768", "--verify", "--sweep",
+            "cache_bench.layout=thread,warp", "--sweep", "cache_bench.mode=plain,coalesced,reuse"}),
+      dir);
+  ASSERT_FALSE(doc.is_null());
+  ASSERT_EQ(doc["jobs"].size(), 6u);
+  for (const std::string layout : {"thread", "warp"}) {
+    for (const std::string mode : {"plain", "coalesced", "reuse"}) {
+      SCOPED_TRACE(layout + "/" + mode);
+      const json& st = job_of(doc, layout, mode)["bamkit"]["stats"];
+      const json& c = st["cache"];
+      EXPECT_EQ(st["accesses"], 4096u);
+      EXPECT_EQ(c["misses"], 64u);
+      EXPECT_EQ(c["reads"], 64u);
+      EXPECT_EQ(c["evictions"], 0u);
+      EXPECT_EQ(c["writes"], 0u);
+      EXPECT_EQ(c["bytes_read"][0], 32u * 512u);
+      EXPECT_EQ(c["bytes_read"][1], 32u * 512u);
+      const std::uint64_t lookups =
+          mode != "reuse" ? 4096u : (layout == "thread" ? 32u * 16u : 32u * 16u * 4u);
+      EXPECT_EQ(c["accesses"], lookups);
+      EXPECT_EQ(c["hits"], lookups - 64u);
+      EXPECT_EQ(st["verify"]["read_errors"], 0u);
+      EXPECT_EQ(st["verify"]["media_errors"], 0u);
+      EXPECT_EQ(st["verify"]["media_written"], 0u);
+    }
+  }
+}
+
+/// Both layouts, every mode, reads, writes and mixed over a dataset 8x the cache (random
+/// chunks; warp layout: one chunk and one read/write decision per group of 32 threads): every
+/// read is an initial or written value and the SSDs hold exactly the written elements.
+TEST(CacheBenchHost, BothLayoutsVerifyReadsWritesAndMixed) {
+  temp_dir dir;
+  const json doc = run_report(with(base_args(), {"--threads",
+                                                 "64",
+                                                 "--set",
+                                                 "workload.read_ratio=0.5",
+                                                 "--set",
+                                                 "cache_bench.temperature=cold",
+                                                 "--set",
+                                                 "cache_bench.elements=16384",
+                                                 "--set",
+                                                 "cache_bench.coarsening=2",
+                                                 "--set",
+                                                 "cache_bench.iterations=32",
+                                                 "--set",
+                                                 "cache.capacity=16384",
+                                                 "--verify",
+                                                 "--sweep",
+                                                 "cache_bench.layout=thread,warp",
+                                                 "--sweep",
+                                                 "cache_bench.mode=plain,coalesced,reuse",
+                                                 "--sweep",
+                                                 "workload.op=read,write,mixed"}),
+                              dir);
+  ASSERT_FALSE(doc.is_null());
+  ASSERT_EQ(doc["jobs"].size(), 18u);
+  for (const json& j : doc["jobs"]) {
+    const json& cfg = j["bamkit"]["config"];
+    const std::string op = cfg["workload"]["op"];
+    SCOPED_TRACE(cfg["cache_bench"]["layout"].get<std::string>() + "/" +
+                 cfg["cache_bench"]["mode"].get<std::string>() + "/" + op);
+    const json& st = j["bamkit"]["stats"];
+    EXPECT_EQ(j["error"], 0);
+    EXPECT_EQ(st["verify"]["read_errors"], 0u);
+    EXPECT_EQ(st["verify"]["media_errors"], 0u);
+    EXPECT_EQ(st["verify"]["media_written"], st["verify"]["expected_written"]);
+    const std::uint64_t writes = j["write"]["total_ios"];
+    EXPECT_EQ(j["read"]["total_ios"].get<std::uint64_t>() + writes, 64u * 32u * 2u);
+    if (op == "read") {
+      EXPECT_EQ(writes, 0u);
+      EXPECT_EQ(st["verify"]["expected_written"], 0u);
+    } else {
+      EXPECT_GT(st["verify"]["expected_written"].get<std::uint64_t>(), 0u);
+      if (op == "write") {
+        EXPECT_EQ(writes, 64u * 32u * 2u);
+      } else {
+        EXPECT_LT(writes, 64u * 32u * 2u);
+      }
+      EXPECT_EQ(writes % 2u, 0u);  // whole chunks
+    }
+    EXPECT_EQ(st["cache"]["reads"], st["cache"]["misses"]);
+  }
 }
 
 TEST(CacheBenchHost, HotPassHasNoMissesAndPlainModeCountsEveryAccess) {
@@ -227,11 +347,14 @@ TEST(CacheBenchReport, SweepJobsCsvRowsAndFioValidates) {
   std::string header, line;
   std::getline(csv, header);
   EXPECT_NE(header.find("tool,backend"), std::string::npos);
-  EXPECT_NE(header.find(",mode,temperature,line_size,coarsening"), std::string::npos) << header;
+  EXPECT_NE(header.find(",mode,temperature,line_size,coarsening,layout,iterations"),
+            std::string::npos)
+      << header;
   EXPECT_NE(header.find("effective_GBps"), std::string::npos);
   int rows = 0;
   while (std::getline(csv, line)) {
     EXPECT_EQ(line.rfind("cache-bench,host,", 0), 0u) << line;
+    EXPECT_NE(line.find(",thread,"), std::string::npos) << line;  // the default layout
     ++rows;
   }
   EXPECT_EQ(rows, 6);

@@ -24,7 +24,9 @@ bench_params params_of(const run_config& c, bool verify) {
   p.threads = c.workload.threads;
   p.elements = s.elements;
   p.coarsening = c.cache_bench.coarsening;
-  p.chunks = s.elements / p.coarsening;
+  p.warp_layout = c.cache_bench.layout == cache_bench_layout::warp;
+  p.owners = p.warp_layout ? p.threads / layout_group : p.threads;
+  p.chunks = s.elements / chunk_elements(p);
   p.iterations = c.cache_bench.iterations;
   p.mode = static_cast<std::uint32_t>(c.cache_bench.mode);
   p.op = static_cast<std::uint32_t>(c.workload.op);
@@ -58,11 +60,20 @@ void validate_cache_bench(const run_config& c) {
   }
   const cache_bench_config& b = c.cache_bench;
   const bench_shape s = shape_of(c);
-  if (s.elements < b.coarsening || s.elements % b.coarsening != 0) {
+  const bool warp = b.layout == cache_bench_layout::warp;
+  if (warp && c.workload.threads % layout_group != 0) {
+    throw config_error("workload.threads",
+                       fmt::format("{} is not a multiple of {}: cache_bench.layout = warp gives "
+                                   "each group of {} threads one chunk, allowed multiples of {} "
+                                   "(or cache_bench.layout = thread)",
+                                   c.workload.threads, layout_group, layout_group, layout_group));
+  }
+  const std::uint64_t chunk = warp ? std::uint64_t{b.coarsening} * layout_group : b.coarsening;
+  if (s.elements < chunk || s.elements % chunk != 0) {
     throw config_error("cache_bench.elements",
-                       fmt::format("{} is not a multiple of cache_bench.coarsening ({}), allowed "
+                       fmt::format("{} is not a multiple of {}cache_bench.coarsening ({}), allowed "
                                    "0 or multiples of {}",
-                                   s.elements, b.coarsening, b.coarsening));
+                                   s.elements, warp ? "32 x " : "", b.coarsening, chunk));
   }
   const std::uint64_t per_ssd_lines = c.storage.media.size_bytes / line;
   const std::uint64_t capacity_lines = per_ssd_lines * c.storage.ssd_count;
@@ -95,26 +106,26 @@ std::uint64_t written_elements(const bench_params& p) {
   if (p.op == 0) return 0;
   std::vector<bool> chunk(p.chunks, false);
   std::uint64_t n = 0;
-  for (std::uint64_t t = 0; t < p.threads; ++t) {
+  for (std::uint64_t o = 0; o < p.owners; ++o) {
     for (std::uint64_t k = 0; k < p.iterations; ++k) {
-      if (!writes_in(p, t, k)) continue;
-      const std::uint64_t ch = chunk_of(p, t, k);
+      if (!writes_in(p, o, k)) continue;
+      const std::uint64_t ch = chunk_of(p, o, k);
       if (!chunk[ch]) {
         chunk[ch] = true;
         ++n;
       }
     }
   }
-  return n * p.coarsening;
+  return n * chunk_elements(p);
 }
 
 /// Write accesses of the measured pass.
 std::uint64_t write_accesses(const bench_params& p) {
   if (p.op != 2) return p.op == 1 ? p.threads * p.iterations * p.coarsening : 0;
   std::uint64_t n = 0;
-  for (std::uint64_t t = 0; t < p.threads; ++t) {
+  for (std::uint64_t o = 0; o < p.owners; ++o) {
     for (std::uint64_t k = 0; k < p.iterations; ++k)
-      n += writes_in(p, t, k) ? p.coarsening : 0;
+      n += writes_in(p, o, k) ? chunk_elements(p) : 0;
   }
   return n;
 }

@@ -1,6 +1,6 @@
 // cache-bench: what one benchmark thread does, written once for CPU and GPU threads (BAM_HD):
-// which elements it touches, how (plain acquire/release, warp-coalesced bam::array, or
-// bam::array_ref reuse), and the values the dataset holds (for --verify).
+// how it reaches the elements its pattern names (bench_pattern.hpp): plain acquire/release,
+// warp-coalesced bam::array, or bam::array_ref reuse; and the fill, warm and check passes.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -9,23 +9,9 @@
 #include "bam/array/array_ref.hpp"
 #include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bench_pattern.hpp"
 
 namespace bam::tools {
-
-/// The measured pass, as plain data (copied into kernels).
-struct bench_params {
-  std::uint64_t threads = 0;
-  std::uint64_t elements = 0;  ///< dataset elements (8 B)
-  std::uint64_t chunks = 0;    ///< elements / coarsening
-  std::uint32_t coarsening = 1;
-  std::uint32_t iterations = 1;
-  std::uint32_t mode = 1;         ///< cache_access_mode
-  std::uint32_t op = 0;           ///< io_op: read, write, mixed
-  std::uint32_t write_share = 0;  ///< mixed: writes per 2^16 chunks
-  bool sequential = true;
-  bool verify = false;
-  std::uint64_t seed = 1;
-};
 
 /// Per-pass results the threads add to (device or host memory).
 struct bench_counters {
@@ -35,36 +21,12 @@ struct bench_counters {
   unsigned long long sink;     ///< keeps the reads alive
 };
 
-BAM_HD inline std::uint64_t bench_mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-/// What element i holds before the run (the fill pass writes it to the SSDs).
-BAM_HD inline std::uint64_t initial_value(std::uint64_t i) {
-  return bench_mix(i) | 1;
-}
-/// What a write of the measured pass stores at element i (never the initial value).
-BAM_HD inline std::uint64_t written_value(std::uint64_t i) {
-  return bench_mix(i) & ~std::uint64_t{1};
-}
-/// The chunk (of `coarsening` consecutive elements) thread t accesses in iteration k.
-BAM_HD inline std::uint64_t chunk_of(const bench_params& p, std::uint64_t t, std::uint64_t k) {
-  const std::uint64_t n = k * p.threads + t;
-  return p.sequential ? n % p.chunks : bench_mix(n ^ (p.seed << 40)) % p.chunks;
-}
-/// Whether thread t writes its chunk in iteration k.
-BAM_HD inline bool writes_in(const bench_params& p, std::uint64_t t, std::uint64_t k) {
-  if (p.op != 2) return p.op == 1;
-  return (bench_mix((k * p.threads + t) ^ ~p.seed) & 0xffff) < p.write_share;
-}
-
 BAM_HD inline void bench_add(unsigned long long& field, unsigned long long n) {
   if (n != 0) device_atomic_ref<unsigned long long>(field).fetch_add(n, relaxed);
 }
 
-/// Thread t's measured accesses over `a` (8-byte elements of one range covering the dataset).
+/// Thread t's measured accesses over `a` (8-byte elements of one range covering the dataset):
+/// per iteration, the `coarsening` elements of its chunk that bench_pattern.hpp assigns it.
 template <class CacheRef>
 BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_params& p,
                          bench_counters* out, std::uint64_t t) {
@@ -74,14 +36,16 @@ BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_pa
     sum += v;
     if (p.verify && v != initial_value(i) && v != written_value(i)) ++bad;
   };
+  const std::uint64_t o = owner_of(p, t);
   for (std::uint32_t k = 0; k < p.iterations; ++k) {
-    const std::uint64_t first = chunk_of(p, t, k) * p.coarsening;
-    const bool w = writes_in(p, t, k);
+    const std::uint64_t ch = chunk_of(p, o, k);
+    const bool w = writes_in(p, o, k);
     if (p.mode == 0) {  // plain: one acquire and release per element, no coalescing (the
                         // statistics are added once per thread, not per access)
       const CacheRef& c = a.cache();
       for (std::uint32_t j = 0; j < p.coarsening; ++j) {
-        const element_location at = a.locate(first + j);
+        const std::uint64_t i = element_of(p, ch, t, j);
+        const element_location at = a.locate(i);
         const acquire_result r = c.acquire(at.line, 1);
         hits += r.ok && !r.fetched ? 1 : 0;
         misses += r.fetched ? 1 : 0;
@@ -91,27 +55,29 @@ BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_pa
         }
         auto* e = reinterpret_cast<std::uint64_t*>(c.slot_data(r.slot) + at.offset);
         if (w) {
-          *e = written_value(first + j);
+          *e = written_value(i);
         } else {
-          check(first + j, *e);
+          check(i, *e);
         }
         c.release(at.line, 1, w);
       }
     } else if (p.mode == 1) {  // coalesced: bam::array accesses
       for (std::uint32_t j = 0; j < p.coarsening; ++j) {
+        const std::uint64_t i = element_of(p, ch, t, j);
         if (w) {
-          a.write(first + j, written_value(first + j));
+          a.write(i, written_value(i));
         } else {
-          check(first + j, a[first + j]);
+          check(i, a[i]);
         }
       }
-    } else {  // reuse: one bam::array_ref keeps the line pinned across the chunk
+    } else {  // reuse: one bam::array_ref keeps the line pinned while the thread stays on it
       array_ref<std::uint64_t, CacheRef> h(a);
       for (std::uint32_t j = 0; j < p.coarsening; ++j) {
+        const std::uint64_t i = element_of(p, ch, t, j);
         if (w) {
-          h.write(first + j, written_value(first + j));
+          h.write(i, written_value(i));
         } else {
-          check(first + j, h[first + j]);
+          check(i, h[i]);
         }
       }
     }

@@ -35,6 +35,7 @@ void decorate(bam::report_inputs& in) {
   add("temperature", bam::to_string(c.cache_bench.temperature));
   add("line_size", std::to_string(c.cache.line_size));
   add("coarsening", std::to_string(c.cache_bench.coarsening));
+  add("layout", bam::to_string(c.cache_bench.layout));
   add("iterations", std::to_string(c.cache_bench.iterations));
   add("elements", std::to_string(s.elements));
   add("slots", std::to_string(s.slots));
@@ -50,11 +51,11 @@ void decorate(bam::report_inputs& in) {
 void print_extra(std::ostream& os, const bam::report_inputs& in) {
   const bam::run_config& c = *in.config;
   fmt::print(os,
-             "  cache: {} {} line={} coarsening={} iterations={}: {:.0f} accesses/s, {:.2f} "
-             "GB/s effective, {:.0f} lookups/s, {:.0f} miss IOPS\n",
+             "  cache: {} {} line={} coarsening={} layout={} iterations={}: {:.0f} accesses/s, "
+             "{:.2f} GB/s effective, {:.0f} lookups/s, {:.0f} miss IOPS\n",
              bam::to_string(c.cache_bench.mode), bam::to_string(c.cache_bench.temperature),
-             c.cache.line_size, c.cache_bench.coarsening, c.cache_bench.iterations,
-             stat_of(in, "accesses_per_s"), stat_of(in, "effective_GBps"),
+             c.cache.line_size, c.cache_bench.coarsening, bam::to_string(c.cache_bench.layout),
+             c.cache_bench.iterations, stat_of(in, "accesses_per_s"), stat_of(in, "effective_GBps"),
              stat_of(in, "lookups_per_s"), stat_of(in, "miss_iops"));
   fmt::print(os,
              "  cache: {} hits, {} misses, {} reads, {} writes, {} evictions, {} write-backs, "

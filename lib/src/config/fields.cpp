@@ -20,6 +20,7 @@ constexpr std::array<const char*, 2> pattern_names = {"random", "sequential"};
 constexpr std::array<const char*, 3> op_names = {"read", "write", "mixed"};
 constexpr std::array<const char*, 3> access_mode_names = {"plain", "coalesced", "reuse"};
 constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
+constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 }  // namespace
 
 const char* to_string(backend_kind k) {
@@ -39,6 +40,9 @@ const char* to_string(cache_access_mode m) {
 }
 const char* to_string(cache_temperature t) {
   return temperature_names[static_cast<std::size_t>(t)];
+}
+const char* to_string(cache_bench_layout l) {
+  return layout_names[static_cast<std::size_t>(l)];
 }
 
 namespace detail {
@@ -318,7 +322,8 @@ std::vector<field> fields_of(run_config& c) {
                          "cache-bench: plain (one acquire per thread and element), coalesced "
                          "(bam::array, warp-coalesced) or reuse (bam::array_ref)"));
   f.push_back(uint_field("cache_bench.coarsening", b.coarsening, 1, 1024,
-                         "cache-bench: consecutive elements each thread accesses per iteration"));
+                         "cache-bench: elements each thread accesses per iteration (see "
+                         "cache_bench.layout)"));
   f.push_back(enum_field("cache_bench.temperature", b.temperature, temperature_names,
                          "cache-bench: hot (a first pass loads the dataset, the measured pass "
                          "must not miss) or cold (an empty cache)"));
@@ -327,6 +332,11 @@ std::vector<field> fields_of(run_config& c) {
   f.push_back(uint_field("cache_bench.iterations", b.iterations, 1, 1u << 20,
                          "cache-bench: iterations per thread (each accesses coarsening "
                          "elements)"));
+  f.push_back(enum_field("cache_bench.layout", b.layout, layout_names,
+                         "cache-bench: thread (thread t accesses coarsening consecutive elements) "
+                         "or warp (a warp, on the host 32 consecutive threads, owns 32 x "
+                         "coarsening consecutive elements; lane l accesses every 32nd from the "
+                         "l-th, so every warp load is coalesced)"));
   return f;
 }
 

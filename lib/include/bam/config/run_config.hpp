@@ -97,14 +97,21 @@ enum class cache_temperature {
   hot,   ///< a first pass loads the dataset; the measured pass must have no misses
   cold,  ///< a fresh (empty) cache before the measured pass
 };
+/// Which elements of a chunk a cache-bench thread accesses (with coarsening c).
+enum class cache_bench_layout {
+  thread,  ///< thread t: c consecutive elements of its own chunk
+  warp,    ///< a warp (host: 32 consecutive threads): 32 c consecutive elements, lane l at
+           ///< step j the chunk's element 32 j + l (every warp load coalesced)
+};
 
 /// Options of cache-bench (8-byte element accesses through bam::array).
 struct cache_bench_config {
   cache_access_mode mode = cache_access_mode::coalesced;
-  std::uint32_t coarsening = 1;  ///< consecutive elements each thread accesses per iteration
+  std::uint32_t coarsening = 1;  ///< elements each thread accesses per iteration
   cache_temperature temperature = cache_temperature::hot;
   std::uint64_t elements = 0;    ///< dataset elements (8 B each); 0: threads * coarsening
   std::uint32_t iterations = 1;  ///< measured accesses per thread: iterations * coarsening
+  cache_bench_layout layout = cache_bench_layout::thread;
   bool operator==(const cache_bench_config&) const = default;
 };
 
@@ -134,5 +141,6 @@ const char* to_string(io_pattern p);
 const char* to_string(io_op o);
 const char* to_string(cache_access_mode m);
 const char* to_string(cache_temperature t);
+const char* to_string(cache_bench_layout l);
 
 }  // namespace bam

@@ -1,0 +1,127 @@
+// cache-bench's access pattern (tools/cache-bench/bench_pattern.hpp) as params_of builds it from
+// a config: the thread and warp layouts touch exactly the same elements in every iteration of a
+// sequential pass, a full pass touches every element once, a warp-layout group's 32 threads
+// cover their chunk exactly once with consecutive lanes on consecutive elements, and write
+// decisions are per chunk owner.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "bench_pattern.hpp"
+#include "bench_run.hpp"
+
+namespace bam::tools {
+namespace {
+
+bench_params params(std::uint32_t threads, std::uint32_t coarsening, std::uint64_t elements,
+                    cache_bench_layout layout, io_pattern pattern, io_op op = io_op::read) {
+  run_config c;
+  c.workload.threads = threads;
+  c.workload.pattern = pattern;
+  c.workload.op = op;
+  c.cache_bench.coarsening = coarsening;
+  c.cache_bench.elements = elements;
+  c.cache_bench.layout = layout;
+  c.cache_bench.iterations = 8;
+  return params_of(c, false);
+}
+
+/// The elements every thread accesses in iteration k, sorted.
+std::vector<std::uint64_t> iteration_elements(const bench_params& p, std::uint64_t k) {
+  std::vector<std::uint64_t> out;
+  for (std::uint64_t t = 0; t < p.threads; ++t) {
+    const std::uint64_t ch = chunk_of(p, owner_of(p, t), k);
+    for (std::uint32_t j = 0; j < p.coarsening; ++j)
+      out.push_back(element_of(p, ch, t, j));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct shape {
+  std::uint32_t threads, coarsening;
+  std::uint64_t elements;
+};
+
+TEST(CacheBenchPattern, SequentialLayoutsTouchTheSameElementsEveryIteration) {
+  // threads x c equal to, a divisor of, and (third) not dividing the dataset.
+  for (const shape s : {shape{64, 4, 256}, shape{32, 8, 1024}, shape{96, 2, 1024}}) {
+    const bench_params th = params(s.threads, s.coarsening, s.elements, cache_bench_layout::thread,
+                                   io_pattern::sequential);
+    const bench_params wp = params(s.threads, s.coarsening, s.elements, cache_bench_layout::warp,
+                                   io_pattern::sequential);
+    EXPECT_EQ(th.owners, s.threads);
+    EXPECT_EQ(wp.owners, s.threads / 32);
+    EXPECT_EQ(th.chunks, s.elements / s.coarsening);
+    EXPECT_EQ(wp.chunks, s.elements / (32u * s.coarsening));
+    for (std::uint64_t k = 0; k < 8; ++k) {
+      const auto a = iteration_elements(th, k);
+      ASSERT_EQ(a, iteration_elements(wp, k)) << s.threads << " " << s.coarsening << " k=" << k;
+      // threads x c distinct elements when they fit the dataset.
+      if (std::uint64_t{s.threads} * s.coarsening <= s.elements) {
+        EXPECT_EQ(std::adjacent_find(a.begin(), a.end()), a.end());
+      }
+    }
+  }
+}
+
+TEST(CacheBenchPattern, FullSequentialPassTouchesEveryElementOnce) {
+  // 32 threads x 8 elements = 256 per iteration; 4 iterations cover 1024 elements.
+  for (const auto layout : {cache_bench_layout::thread, cache_bench_layout::warp}) {
+    const bench_params p = params(32, 8, 1024, layout, io_pattern::sequential);
+    std::vector<int> seen(1024, 0);
+    for (std::uint64_t k = 0; k < 4; ++k) {
+      for (const std::uint64_t i : iteration_elements(p, k))
+        ++seen[i];
+    }
+    EXPECT_EQ(std::count(seen.begin(), seen.end(), 1), 1024);
+  }
+}
+
+TEST(CacheBenchPattern, WarpLayoutLanesInterleaveOverTheGroupsChunk) {
+  const bench_params p =
+      params(64, 4, 4096, cache_bench_layout::warp, io_pattern::random, io_op::mixed);
+  const bench_params t =
+      params(64, 4, 4096, cache_bench_layout::thread, io_pattern::random, io_op::mixed);
+  EXPECT_EQ(p.chunks, 32u);  // 4096 / (32 x 4)
+  for (std::uint64_t k = 0; k < 8; ++k) {
+    for (std::uint64_t g = 0; g < 2; ++g) {
+      const std::uint64_t ch = chunk_of(p, g, k);
+      ASSERT_LT(ch, p.chunks);
+      std::vector<std::uint64_t> got;
+      for (std::uint64_t l = 0; l < 32; ++l) {
+        const std::uint64_t thread = g * 32 + l;
+        EXPECT_EQ(owner_of(p, thread), g);
+        EXPECT_EQ(owner_of(t, thread), thread);
+        for (std::uint32_t j = 0; j < 4; ++j) {
+          const std::uint64_t i = element_of(p, ch, thread, j);
+          EXPECT_EQ(i, ch * 128 + j * 32 + l);  // step j: one 256-byte run across the lanes
+          got.push_back(i);
+        }
+      }
+      std::sort(got.begin(), got.end());
+      for (std::uint64_t x = 0; x < 128; ++x)
+        ASSERT_EQ(got[x], ch * 128 + x);
+    }
+  }
+  // Mixed: both decisions occur over the owners and iterations, one per (owner, iteration).
+  int writes = 0;
+  for (std::uint64_t o = 0; o < 2; ++o) {
+    for (std::uint64_t k = 0; k < 64; ++k)
+      writes += writes_in(p, o, k) ? 1 : 0;
+  }
+  EXPECT_GT(writes, 0);
+  EXPECT_LT(writes, 128);
+}
+
+TEST(CacheBenchPattern, ThreadLayoutKeepsItsChunks) {
+  // Stored results stay comparable: thread t, iteration k, chunk (k * threads + t) % chunks.
+  const bench_params p = params(8, 4, 64, cache_bench_layout::thread, io_pattern::sequential);
+  EXPECT_EQ(chunk_of(p, 3, 1), (8u + 3u) % 16u);
+  EXPECT_EQ(element_of(p, 11, 3, 2), 11u * 4u + 2u);
+}
+
+}  // namespace
+}  // namespace bam::tools
