@@ -10,7 +10,7 @@
 #     (array_ref) x thread/warp layout, T = 1K..32M threads, one element per thread and
 #     iteration, random chunks (warp layout: a random 32-element run per warp), max(16, 2^24/T)
 #     iterations (>= 16M accesses per run: the small grids run ~10-30 ms too).
-#   hot_reuse_L_C: coalesced and reuse (array_ref) x thread/warp layout, coarsening C = 1..32,
+#   hot_reuse_L_C: coalesced and reuse (array_ref) x thread/warp layout, coarsening C = 1..64,
 #     32M/C threads (32M accesses per iteration), sequential, 160 iterations: 5.4 G accesses =
 #     43 GB per run, >= 20 ms at 2 TB/s.
 # Each point median of 3. Device time, counted on the H100 rates of results/gpu/h100-2026-11-22
@@ -30,7 +30,7 @@ for L in 512 4096 8192; do
   done
 done
 for L in 512 4096 8192; do
-  for C in 1 2 4 8 16 32; do
+  for C in 1 2 4 8 16 32 64; do
     run hot_reuse_${L}_$C 90 "${COMMON[@]}" --set cache.line_size=$L --pattern sequential \
       --threads $((33554432 / C)) --set cache_bench.coarsening=$C \
       --set cache_bench.iterations=160 --sweep cache_bench.mode=coalesced,reuse
