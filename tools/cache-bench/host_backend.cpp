@@ -101,6 +101,8 @@ class host_rig final : public cache_rig {
   bool flush() override { return cache_->flush(); }
   cache_stats stats() override { return cache_->stats(); }
   void reset_stats() override { cache_->reset_stats(); }
+  /// 1, or one per SSD where the controllers see the slots at different bus addresses (IOMMU).
+  std::uint32_t prp_tables() const { return cache_ ? cache_->storage().prp_tables() : 0; }
 
  private:
   dma_allocator& slot_memory_;
@@ -142,6 +144,7 @@ class cpu_bench_backend final : public backend {
     }
     run_result out = run_cache_bench(*rig_, c, hooks, media_dirty_);
     describe(*ctrls_, c, out);
+    out.tool_stats["prp_tables"] = rig_->prp_tables();
     return out;
   }
 

@@ -10,6 +10,19 @@
 #include "bam/detail/atomic.hpp"
 
 namespace bam {
+namespace {
+
+/// Whether every one of `devices` sees each page of `r` at device 0's bus address.
+bool same_bus_addresses(const dma_allocator& a, const dma_region& r, std::uint32_t devices) {
+  for (std::size_t off = 0; off < r.size; off += 4096) {
+    for (std::uint32_t d = 1; d < devices; ++d) {
+      if (a.device_bus_address(r, off, d) != a.device_bus_address(r, off, 0)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 host_cache_storage::host_cache_storage(const cache_config& cfg, std::vector<host_ssd> ssds,
                                        dma_allocator& slot_memory)
@@ -34,14 +47,17 @@ host_cache_storage::host_cache_storage(const cache_config& cfg, std::vector<host
 
   // An allocator that maps its regions for several controllers (one per SSD, in order) may give
   // each its own bus addresses (IOMMU): then every SSD gets its own PRP table and list pages.
-  const std::uint32_t views = slot_memory.devices();
+  std::uint32_t views = slot_memory.devices();
   if (views != 1 && views != ssds_.size())
     throw std::invalid_argument("host cache: slot memory mapped for a different number of SSDs");
-  tables_ = views;
   slots_ = dma_buffer(slot_memory, cfg.slots * cfg.line_bytes);
   const std::uint32_t per_slot = slot_list_pages(cfg.line_bytes);
   const std::size_t list_bytes = std::size_t{cfg.slots} * per_slot * 4096;
   if (per_slot != 0) lists_ = dma_buffer(slot_memory, list_bytes * views);
+  if (views > 1 && same_bus_addresses(slot_memory, slots_.region(), views) &&
+      same_bus_addresses(slot_memory, lists_.region(), views)) {
+    views = 1;  // no IOMMU (or a shared domain): one table serves every SSD
+  }
   for (std::uint32_t d = 0; d < views; ++d) {
     const std::vector<nvme::prp_pair> table = build_slot_prps(
         cfg.slots, cfg.line_bytes,
@@ -54,6 +70,7 @@ host_cache_storage::host_cache_storage(const cache_config& cfg, std::vector<host
         });
     prps_.insert(prps_.end(), table.begin(), table.end());
   }
+  tables_ = views;
 }
 
 host_cache_storage::ref_type host_cache_storage::ref() const {

@@ -45,6 +45,8 @@ class host_cache_storage {
   const dma_region& slot_region() const { return slots_.region(); }
   const dma_region& prp_region() const { return lists_.region(); }
   std::size_t slot_bytes() const { return slots_.size(); }
+  /// PRP tables built: 1 (every SSD reaches the slots at the same bus addresses) or one per SSD.
+  std::uint32_t prp_tables() const { return tables_; }
   std::size_t prp_bytes() const { return lists_.size() + prps_.size() * sizeof(nvme::prp_pair); }
 
   // ---- memory of the cache's metadata (host memory) -------------------------------------
