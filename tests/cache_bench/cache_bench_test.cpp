@@ -70,6 +70,19 @@ TEST(CacheBenchCli, RejectsBadConfigurationsBeforeRunning) {
        "multiple of cache_bench.coarsening"},
       {{"--set", "cache_bench.elements=1000000"}, "cache_bench.elements", "do not fit"},
       {{"--set", "storage.backend=zerocopy"}, "storage.backend", "not supported by cache-bench"},
+      // nvme is accepted: what is rejected is the missing device file (before anything opens)
+      // and more threads than host mode runs (GPU threads over real controllers: not built).
+      {{"--set", "storage.backend=nvme", "--set",
+        R"(storage.device_paths=["/nonexistent/bamkit-nvme8","/nonexistent/bamkit-nvme9"])"},
+       "storage.device_paths",
+       "\"/nonexistent/bamkit-nvme8\" does not exist"},
+      {{"--set", "storage.backend=nvme", "--set", R"(storage.device_paths=["/dev/null"])"},
+       "storage.device_paths",
+       "1 device file(s) for storage.ssd_count = 2"},
+      {{"--set", "storage.backend=nvme", "--set",
+        R"(storage.device_paths=["/dev/null","/dev/zero"])", "--threads", "2048"},
+       "workload.threads",
+       "host mode only"},
       {{"--threads", "5000"}, "workload.threads", "[1, 1024]"},
       {{"--sweep", "cache_bench.mode=plain,bogus"}, "cache_bench.mode", "plain|coalesced|reuse"},
       {{"--sweep", "report.csv=a,b"}, "--sweep", "report keys cannot be swept"},
@@ -93,6 +106,21 @@ TEST(CacheBenchCli, RejectsBadConfigurationsBeforeRunning) {
     EXPECT_FALSE(std::filesystem::exists(dir / "r.json")) << c.key;
     EXPECT_FALSE(std::filesystem::exists(dir / "r.csv")) << c.key;
   }
+}
+
+/// A character device that is not a controller bound to bamkit.ko: the nvme backend fails to
+/// open it with a message naming the file, exit 1, and writes no report.
+TEST(CacheBenchCli, NvmeBackendOnANonBamkitDeviceFailsCleanly) {
+  temp_dir dir;
+  const auto r = run_tool(
+      bench,
+      with(base_args(), {"--set", "storage.backend=nvme", "--set", "storage.ssd_count=1", "--set",
+                         R"(storage.device_paths=["/dev/null"])", "--report", dir / "r.json"}),
+      dir);
+  EXPECT_EQ(r.rc, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot open backend"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("/dev/null"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
 }
 
 TEST(CacheBenchCli, HelpShowsDefaultsAndPrintConfigTheSection) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "host_backend.hpp"
+
 namespace bam::tools {
 
 bench_shape shape_of(const run_config& c) {
@@ -39,12 +41,23 @@ bench_params params_of(const run_config& c, bool verify) {
 
 void validate_cache_bench(const run_config& c) {
   const backend_kind k = c.storage.backend;
-  if (k != backend_kind::host && k != backend_kind::emulated) {
+  if (k != backend_kind::host && k != backend_kind::emulated && k != backend_kind::nvme) {
     throw config_error(
         "storage.backend",
         fmt::format("\"{}\" is not supported by cache-bench (the cache has storage policies for "
-                    "host emulated controllers and GPU-emulated SSDs only), allowed host|emulated",
+                    "BaM queues of host emulated or real controllers and GPU-emulated SSDs only), "
+                    "allowed host|nvme|emulated",
                     to_string(k)));
+  }
+  if (k == backend_kind::nvme && c.workload.threads > host_max_threads) {
+    throw config_error(
+        "workload.threads",
+        fmt::format("{} is above the {} CPU threads of backend \"nvme\", allowed [1, {}]: "
+                    "cache-bench drives real controllers in host mode only (CPU threads, slots "
+                    "in pinned host memory); GPU threads over them would need GPU-memory slots "
+                    "mapped through nv-p2p and queues in GPU memory, which the cache's GPU "
+                    "storage policy does not build (it drives GPU-emulated SSDs)",
+                    c.workload.threads, host_max_threads, host_max_threads));
   }
   const std::uint64_t line = c.cache.line_size;
   if (line > 65536 || line % c.storage.lba_size != 0) {

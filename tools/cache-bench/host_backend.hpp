@@ -1,5 +1,6 @@
-// cache-bench, storage.backend = host: CPU threads use a bam::cache<host_cache_storage> over
-// host emulated controllers (one per SSD, queues.pairs_per_ssd queue pairs each).
+// cache-bench's CPU-thread backends: a bam::cache<host_cache_storage> over a set of controllers
+// (queues.pairs_per_ssd queue pairs each) and memory they all reach. storage.backend = host: host
+// emulated controllers; storage.backend = nvme: real controllers bound to bamkit.ko (host mode).
 #pragma once
 #include <memory>
 
@@ -7,9 +8,11 @@
 
 namespace bam::tools {
 
-/// Most CPU threads a host run starts.
+/// Most CPU threads a host or nvme run starts.
 inline constexpr std::uint32_t host_max_threads = 1024;
 
 std::unique_ptr<backend> make_host_backend();
+/// nullptr in builds without the kmod user-space side (non-Linux).
+std::unique_ptr<backend> make_nvme_backend();
 
 }  // namespace bam::tools

@@ -10,7 +10,9 @@
 #include "bam/bench/tool_main.hpp"
 #include "bench_run.hpp"
 #include "host_backend.hpp"
-#if BAM_HAVE_CUDA
+// GPU backend and GPU info: CUDA builds, except the static one for the QEMU guest (no runtime).
+#define BAM_CACHE_BENCH_GPU (BAM_HAVE_CUDA && !BAM_NO_GPU_INFO)
+#if BAM_CACHE_BENCH_GPU
 #include "bam/report/gpu_info.hpp"
 #include "gpu_backend.hpp"
 #endif
@@ -78,22 +80,25 @@ int main(int argc, char** argv) {
       "exact)";
   spec.make_backend = [](bam::backend_kind k) -> std::unique_ptr<bam::backend> {
     if (k == bam::backend_kind::host) return bam::tools::make_host_backend();
-#if BAM_HAVE_CUDA
+    if (k == bam::backend_kind::nvme) return bam::tools::make_nvme_backend();
+#if BAM_CACHE_BENCH_GPU
     if (k == bam::backend_kind::emulated) return bam::tools::make_emulated_backend();
 #endif
     return nullptr;
   };
-#if BAM_HAVE_CUDA
-  spec.available_backends = [] { return std::string("host|emulated"); };
-#else
-  spec.available_backends = [] { return std::string("host"); };
+  spec.available_backends = [] {
+    std::string out = bam::tools::make_nvme_backend() ? "host|nvme" : "host";
+#if BAM_CACHE_BENCH_GPU
+    out += "|emulated";
 #endif
+    return out;
+  };
   spec.validate = bam::tools::validate_cache_bench;
   spec.unit = "accesses";
   spec.progress_total = [](const bam::run_config& c) {
     return std::uint64_t{c.workload.threads} * c.cache_bench.iterations * c.cache_bench.coarsening;
   };
-#if BAM_HAVE_CUDA
+#if BAM_CACHE_BENCH_GPU
   spec.query_gpu = bam::query_gpu_info;
 #endif
   spec.decorate = decorate;

@@ -3,10 +3,9 @@
 // BaM queue pairs whose rings and data buffers are pinned host memory, doorbells written as MMIO.
 #pragma once
 #include <memory>
-#include <vector>
 
 #include "bam/bench/backend.hpp"
-#include "bam/kmod/kmod_controller.hpp"
+#include "bam/bench/kmod_controllers.hpp"
 
 namespace bam::tools {
 
@@ -19,7 +18,7 @@ class nvme_backend final : public backend {
   run_result run(const run_config& c, const run_hooks& hooks) override;
 
  private:
-  std::vector<std::unique_ptr<kmod_controller>> ssds_;
+  std::unique_ptr<kmod_controllers> ssds_;
   backend_caps caps_{};
 };
 

@@ -38,6 +38,16 @@ class dma_allocator {
   virtual void free(dma_region& region) noexcept = 0;
   /// Page size of the regions this allocator returns, log2 of bytes.
   virtual std::uint32_t page_size_log2() const = 0;
+  /// Controllers the regions are DMA-mapped for: 1, unless the allocator maps every region for
+  /// several controllers (which, behind an IOMMU, may each see it at other bus addresses).
+  virtual std::uint32_t devices() const { return 1; }
+  /// Bus address of byte `offset` of `region` (from this allocator) as controller `device`
+  /// (< devices()) sees it. Default: `region.bus_address(offset)` for every controller.
+  virtual std::uint64_t device_bus_address(const dma_region& region, std::size_t offset,
+                                           std::uint32_t device) const {
+    (void)device;
+    return region.bus_address(offset);
+  }
 };
 
 /// Owns one region of an allocator (move-only).

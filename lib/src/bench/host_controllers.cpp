@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "bam/emu/dma_window.hpp"
+
 namespace bam {
 namespace {
 
@@ -10,6 +12,29 @@ namespace {
 constexpr std::uint32_t emulated_mdts = 8;
 
 }  // namespace
+
+class host_controllers::shared_allocator final : public dma_allocator {
+ public:
+  explicit shared_allocator(host_controllers& c) : ctrls_(c) {}
+  dma_region allocate(std::size_t bytes) override {
+    dma_region r = ctrls_.controller(0).allocator().allocate(bytes);
+    for (std::uint32_t d = 1; d < ctrls_.size(); ++d)
+      ctrls_.controller(d).window().add(r.bus_address(0), r.size);
+    return r;
+  }
+  void free(dma_region& r) noexcept override {
+    if (r.vaddr == nullptr) return;
+    for (std::uint32_t d = 1; d < ctrls_.size(); ++d)
+      ctrls_.controller(d).window().remove(r.bus_address(0));
+    ctrls_.controller(0).allocator().free(r);
+  }
+  std::uint32_t page_size_log2() const override {
+    return ctrls_.controller(0).allocator().page_size_log2();
+  }
+
+ private:
+  host_controllers& ctrls_;
+};
 
 host_controllers::host_controllers(const run_config& c) {
   const std::uint32_t n = c.storage.ssd_count;
@@ -41,6 +66,11 @@ host_controllers::host_controllers(const run_config& c) {
         std::make_unique<controller_driver>(s.controller->bar(), s.controller->allocator(), d);
     ssds_.push_back(std::move(s));
   }
+}
+
+dma_allocator& host_controllers::shared_memory() {
+  if (!shared_) shared_ = std::make_unique<shared_allocator>(*this);
+  return *shared_;
 }
 
 host_controllers::~host_controllers() {

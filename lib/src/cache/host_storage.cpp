@@ -10,6 +10,19 @@
 #include "bam/detail/atomic.hpp"
 
 namespace bam {
+namespace {
+
+/// Whether every one of `devices` sees each page of `r` at device 0's bus address.
+bool same_bus_addresses(const dma_allocator& a, const dma_region& r, std::uint32_t devices) {
+  for (std::size_t off = 0; off < r.size; off += 4096) {
+    for (std::uint32_t d = 1; d < devices; ++d) {
+      if (a.device_bus_address(r, off, d) != a.device_bus_address(r, off, 0)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
 
 host_cache_storage::host_cache_storage(const cache_config& cfg, std::vector<host_ssd> ssds,
                                        dma_allocator& slot_memory)
@@ -32,23 +45,32 @@ host_cache_storage::host_cache_storage(const cache_config& cfg, std::vector<host
   map_ = line_map{static_cast<std::uint32_t>(ssds_.size()), cfg.line_bytes / lba_bytes, cfg.layout};
   capacity_ = map_.capacity(min_lbas);
 
+  // An allocator that maps its regions for several controllers (one per SSD, in order) may give
+  // each its own bus addresses (IOMMU): then every SSD gets its own PRP table and list pages.
+  std::uint32_t views = slot_memory.devices();
+  if (views != 1 && views != ssds_.size())
+    throw std::invalid_argument("host cache: slot memory mapped for a different number of SSDs");
   slots_ = dma_buffer(slot_memory, cfg.slots * cfg.line_bytes);
   const std::uint32_t per_slot = slot_list_pages(cfg.line_bytes);
-  if (per_slot != 0) lists_ = dma_buffer(slot_memory, cfg.slots * per_slot * 4096);
-  prps_ = build_slot_prps(
-      cfg.slots, cfg.line_bytes,
-      [&](std::uint64_t s, std::uint64_t off) {
-        return slots_.bus_address(s * cfg.line_bytes + off);
-      },
-      per_slot != 0 ? lists_.as<std::byte>() : nullptr, per_slot != 0 ? lists_.bus_address() : 0);
-  // The list pages are one region of the allocator: its bus pages must be contiguous for the
-  // single list_bus base used above.
-  if (per_slot != 0) {
-    for (std::size_t p = 0; p < lists_.region().bus_pages.size(); ++p) {
-      if (lists_.region().bus_pages[p] != lists_.bus_address() + p * 4096)
-        throw std::invalid_argument("host cache: PRP list memory is not bus-contiguous");
-    }
+  const std::size_t list_bytes = std::size_t{cfg.slots} * per_slot * 4096;
+  if (per_slot != 0) lists_ = dma_buffer(slot_memory, list_bytes * views);
+  if (views > 1 && same_bus_addresses(slot_memory, slots_.region(), views) &&
+      same_bus_addresses(slot_memory, lists_.region(), views)) {
+    views = 1;  // no IOMMU (or a shared domain): one table serves every SSD
   }
+  for (std::uint32_t d = 0; d < views; ++d) {
+    const std::vector<nvme::prp_pair> table = build_slot_prps(
+        cfg.slots, cfg.line_bytes,
+        [&](std::uint64_t s, std::uint64_t off) {
+          return slot_memory.device_bus_address(slots_.region(), s * cfg.line_bytes + off, d);
+        },
+        per_slot != 0 ? lists_.as<std::byte>() + d * list_bytes : nullptr,
+        [&](std::uint64_t off) {  // each list page is used on its own: no contiguity needed
+          return slot_memory.device_bus_address(lists_.region(), d * list_bytes + off, d);
+        });
+    prps_.insert(prps_.end(), table.begin(), table.end());
+  }
+  tables_ = views;
 }
 
 host_cache_storage::ref_type host_cache_storage::ref() const {
@@ -59,6 +81,7 @@ host_cache_storage::ref_type host_cache_storage::ref() const {
   p.slots = slots_.as<std::byte>();
   p.line_bytes = cfg_.line_bytes;
   p.prps = prps_.data();
+  p.prps_per_ssd = tables_ == 1 ? 0 : cfg_.slots;
   p.timeout_ns = cfg_.io_timeout_ns;
   return ref_type(p);
 }

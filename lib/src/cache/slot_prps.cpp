@@ -24,6 +24,14 @@ std::vector<nvme::prp_pair> build_slot_prps(
     std::uint64_t slots, std::uint32_t line_bytes,
     const std::function<std::uint64_t(std::uint64_t, std::uint64_t)>& slot_bus,
     std::byte* list_host, std::uint64_t list_bus) {
+  return build_slot_prps(slots, line_bytes, slot_bus, list_host,
+                         [list_bus](std::uint64_t off) { return list_bus + off; });
+}
+
+std::vector<nvme::prp_pair> build_slot_prps(
+    std::uint64_t slots, std::uint32_t line_bytes,
+    const std::function<std::uint64_t(std::uint64_t, std::uint64_t)>& slot_bus,
+    std::byte* list_host, const std::function<std::uint64_t(std::uint64_t)>& list_bus) {
   const std::uint32_t per_slot = slot_list_pages(line_bytes);
   constexpr std::uint64_t page = std::uint64_t{1} << slot_prp_page_log2;
   std::vector<nvme::prp_pair> out(slots);
@@ -33,7 +41,7 @@ std::vector<nvme::prp_pair> build_slot_prps(
         [&](std::uint32_t i) {
           const std::uint64_t at = (s * per_slot + i) * page;
           return nvme::prp_list_page{reinterpret_cast<std::uint64_t*>(list_host + at),
-                                     list_bus + at};
+                                     list_bus(at)};
         },
         out[s]);
     if (!st.ok()) throw std::invalid_argument("cache slot memory is not aligned for PRPs");

@@ -1,9 +1,10 @@
-// kmod_host_allocator: pinned, DMA-mapped host memory for a controller bound to bamkit.
+// kmod_host_allocator: pinned host memory DMA-mapped through bamkit for one or more controllers.
 #include "bam/kmod/kmod_host_allocator.hpp"
 
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <stdexcept>
 #include <system_error>
 
 namespace bam {
@@ -12,16 +13,27 @@ namespace {
 constexpr std::size_t huge_page_bytes = std::size_t{2} << 20;
 }  // namespace
 
+kmod_host_allocator::kmod_host_allocator(std::vector<const kmod_device*> devices, bool huge_pages)
+    : devices_(std::move(devices)), huge_pages_(huge_pages) {
+  if (devices_.empty()) throw std::invalid_argument("kmod_host_allocator: no device");
+}
+
 kmod_host_allocator::~kmod_host_allocator() {
   std::lock_guard lock(mutex_);
-  for (auto& [vaddr, e] : live_) {
-    try {
-      device_->unmap(e.handle);
-    } catch (...) {  // the mapping dies with the device file anyway
-    }
-    ::munmap(vaddr, e.size);
-  }
+  for (auto& [vaddr, e] : live_)
+    release(vaddr, e.size, e.handles);
   live_.clear();
+}
+
+void kmod_host_allocator::release(void* vaddr, std::size_t size,
+                                  const std::vector<std::uint64_t>& handles) noexcept {
+  for (std::size_t d = 0; d < handles.size(); ++d) {
+    try {
+      devices_[d]->unmap(handles[d]);
+    } catch (...) {  // noexcept: a failed unmap is released with the device file
+    }
+  }
+  ::munmap(vaddr, size);
 }
 
 dma_region kmod_host_allocator::allocate(std::size_t bytes) {
@@ -40,37 +52,50 @@ dma_region kmod_host_allocator::allocate(std::size_t bytes) {
     ::munmap(p, size);
     throw std::system_error(err, std::generic_category(), "mlock");
   }
-  kmod_mapping m;
+  entry e{size, 12, {}, {}};
   try {
-    m = device_->map_host(p, size);
+    for (const kmod_device* dev : devices_) {
+      kmod_mapping m = dev->map_host(p, size);
+      if (e.handles.empty()) e.page_shift = m.page_shift;
+      e.handles.push_back(m.handle);
+      if (m.page_shift != e.page_shift)
+        throw std::runtime_error(dev->path() + ": DMA mapping of another page size");
+      e.bus_pages.push_back(std::move(m.bus_pages));
+    }
   } catch (...) {
-    ::munmap(p, size);
+    release(p, size, e.handles);
     throw;
   }
   dma_region r;
   r.vaddr = p;
   r.size = size;
-  r.page_size_log2 = m.page_shift;
-  r.bus_pages = std::move(m.bus_pages);
+  r.page_size_log2 = e.page_shift;
+  r.bus_pages = e.bus_pages.front();
   std::lock_guard lock(mutex_);
-  live_[p] = entry{m.handle, size};
+  live_[p] = std::move(e);
   return r;
+}
+
+std::uint64_t kmod_host_allocator::device_bus_address(const dma_region& region, std::size_t offset,
+                                                      std::uint32_t device) const {
+  std::lock_guard lock(mutex_);
+  const entry& e = live_.at(region.vaddr);
+  const std::uint32_t shift = e.page_shift;
+  return e.bus_pages.at(device).at(offset >> shift) + (offset & ((std::size_t{1} << shift) - 1));
 }
 
 void kmod_host_allocator::free(dma_region& region) noexcept {
   if (region.vaddr == nullptr) return;
+  std::vector<std::uint64_t> handles;
   {
     std::lock_guard lock(mutex_);
     auto it = live_.find(region.vaddr);
     if (it != live_.end()) {
-      try {
-        device_->unmap(it->second.handle);
-      } catch (...) {  // noexcept: a failed unmap is released with the device file
-      }
+      handles = std::move(it->second.handles);
       live_.erase(it);
     }
   }
-  ::munmap(region.vaddr, region.size);
+  release(region.vaddr, region.size, handles);
   region = {};
 }
 

@@ -29,6 +29,10 @@ class host_controllers {
   controller_driver& driver(std::uint32_t i) { return *ssds_[i].driver; }
   /// What the first controller reports (max_threads left 0).
   backend_caps caps() const;
+  /// Memory every controller reaches at the same bus addresses: taken from controller 0's
+  /// allocator and registered in the other controllers' DMA windows while allocated (e.g. cache
+  /// slots striped over the SSDs). Free its regions before this object goes.
+  dma_allocator& shared_memory();
 
  private:
   struct ssd {
@@ -36,6 +40,8 @@ class host_controllers {
     std::unique_ptr<controller_driver> driver;
   };
   std::vector<ssd> ssds_;
+  class shared_allocator;
+  std::unique_ptr<shared_allocator> shared_;
 };
 
 }  // namespace bam

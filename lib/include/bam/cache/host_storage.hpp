@@ -22,9 +22,11 @@ struct host_ssd {
 };
 
 /// Owner of the slots, their PRPs and the queue table. Every SSD must share one LBA size and
-/// reach `slot_memory`'s regions at the same bus addresses (for several host emulated
+/// reach `slot_memory`'s regions: either at the same bus addresses (for several host emulated
 /// controllers: allocate from one's allocator and add slot_region()/prp_region() to the others'
-/// dma_window).
+/// dma_window), or through an allocator that maps them for every SSD (devices() == SSDs, SSD i
+/// = device i, e.g. kmod_host_allocator over several controllers): then each SSD gets its own
+/// PRP table and list pages, built from device_bus_address().
 class host_cache_storage {
  public:
   using ref_type = queue_storage_ref<memory_doorbell>;
@@ -43,6 +45,8 @@ class host_cache_storage {
   const dma_region& slot_region() const { return slots_.region(); }
   const dma_region& prp_region() const { return lists_.region(); }
   std::size_t slot_bytes() const { return slots_.size(); }
+  /// PRP tables built: 1 (every SSD reaches the slots at the same bus addresses) or one per SSD.
+  std::uint32_t prp_tables() const { return tables_; }
   std::size_t prp_bytes() const { return lists_.size() + prps_.size() * sizeof(nvme::prp_pair); }
 
   // ---- memory of the cache's metadata (host memory) -------------------------------------
@@ -75,6 +79,7 @@ class host_cache_storage {
   line_map map_{};
   std::uint64_t capacity_ = 0;
   dma_buffer slots_, lists_;
+  std::uint32_t tables_ = 1;  ///< PRP tables (1, or one per SSD)
   std::vector<nvme::prp_pair> prps_;
 };
 

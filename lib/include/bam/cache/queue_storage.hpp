@@ -75,8 +75,11 @@ class queue_storage_ref {
     line_map map{};
     std::byte* slots = nullptr;  ///< slot s at slots + s * line_bytes
     std::uint32_t line_bytes = 0;
-    const nvme::prp_pair* prps = nullptr;  ///< [slot]: the slot's PRP1/PRP2 (list) pointers
-    std::uint64_t timeout_ns = 0;          ///< per I/O; 0: wait forever
+    const nvme::prp_pair* prps = nullptr;  ///< [ssd * prps_per_ssd + slot]: PRP1/PRP2 (list)
+    /// 0: one PRP table for every SSD (all reach the slots at the same bus addresses); else the
+    /// slot count: each SSD has its own table (controllers behind an IOMMU, each its own view).
+    std::uint64_t prps_per_ssd = 0;
+    std::uint64_t timeout_ns = 0;  ///< per I/O; 0: wait forever
   };
 
   queue_storage_ref() = default;
@@ -119,7 +122,7 @@ class queue_storage_ref {
  private:
   BAM_HD bool io(std::uint32_t ssd, bool write, std::uint64_t lba, std::uint32_t slot,
                  cache_counters& c) const {
-    const nvme::prp_pair prp = p_.prps[slot];
+    const nvme::prp_pair prp = p_.prps[ssd * p_.prps_per_ssd + slot];
     const std::uint32_t nlb = p_.map.blocks_per_line;
     const nvme::command cmd = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
     const nvme::completion e = queue(ssd).submit_and_wait(cmd, p_.timeout_ns);

@@ -28,5 +28,11 @@ std::vector<nvme::prp_pair> build_slot_prps(
     std::uint64_t slots, std::uint32_t line_bytes,
     const std::function<std::uint64_t(std::uint64_t, std::uint64_t)>& slot_bus,
     std::byte* list_host, std::uint64_t list_bus);
+/// The same with list pages anywhere on the bus: `list_bus(offset)` is the bus address of byte
+/// `offset` (a multiple of 4 KiB) of the list area (e.g. pinned host pages mapped one by one).
+std::vector<nvme::prp_pair> build_slot_prps(
+    std::uint64_t slots, std::uint32_t line_bytes,
+    const std::function<std::uint64_t(std::uint64_t, std::uint64_t)>& slot_bus,
+    std::byte* list_host, const std::function<std::uint64_t(std::uint64_t)>& list_bus);
 
 }  // namespace bam
