@@ -3,10 +3,11 @@
 # small case (no engine kernel) under compute-sanitizer memcheck, racecheck and synccheck.
 # Run from the repository root after
 #   cmake --build --preset default --target cache_gpu_test
+# or with T=path/to/a/staged/cache_gpu_test (scripts/gpu/run-gpu-tests.sh --stage DIR).
 # Logs under $OUT; one "== ... rc=N" line per step on stdout.
 set -u
 : "${OUT:=out}"
-T=build/default/tests/cache/cache_gpu_test
+T=${T:-build/default/tests/cache/cache_gpu_test}
 mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/nvidia-smi.csv" 2>&1
 timeout 300 "$T" --gtest_filter='CacheGpu.*' > "$OUT/cache_gpu.log" 2>&1
