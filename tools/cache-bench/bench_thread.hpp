@@ -62,9 +62,9 @@ BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_pa
         }
         auto* e = reinterpret_cast<std::uint64_t*>(c.slot_data(r.slot) + at.offset);
         if (w) {
-          *e = written_value(i);
+          store_element(e, written_value(i));
         } else {
-          check(i, *e);
+          check(i, load_element(e));
         }
         c.release(at.line, 1, w);
       }

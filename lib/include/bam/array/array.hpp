@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "bam/array/element_access.hpp"
 #include "bam/array/range.hpp"
 #include "bam/array/warp.hpp"
 #include "bam/config.hpp"
@@ -50,12 +51,12 @@ class array {
   BAM_HD T operator[](std::uint64_t i) const { return read(i); }
   BAM_HD T read(std::uint64_t i) const {
     T v{};
-    access(i, false, [&](T* p) { v = *p; });
+    access(i, false, [&](T* p) { v = load_element(p); });
     return v;
   }
   /// Stores v at i (the line becomes dirty; durable after eviction or cache::flush()).
   BAM_HD void write(std::uint64_t i, const T& v) const {
-    access(i, true, [&](T* p) { *p = v; });
+    access(i, true, [&](T* p) { store_element(p, v); });
   }
   /// Atomically adds v at i (device scope) and returns the previous value (integral or
   /// floating T).

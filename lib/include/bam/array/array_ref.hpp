@@ -23,10 +23,10 @@ class array_ref {
   BAM_HD T operator[](std::uint64_t i) { return read(i); }
   BAM_HD T read(std::uint64_t i) {
     const T* p = at(i, false);
-    return p != nullptr ? *p : T{};
+    return p != nullptr ? load_element(p) : T{};
   }
   BAM_HD void write(std::uint64_t i, const T& v) {
-    if (T* p = at(i, true)) *p = v;
+    if (T* p = at(i, true)) store_element(p, v);
   }
   BAM_HD T atomic_add(std::uint64_t i, const T& v) {
     T* p = at(i, true);
