@@ -107,6 +107,13 @@ TEST(CacheBenchGpu, HotCoalescedMillionThreadsNeverMiss) {
   EXPECT_EQ(st["cache"]["hits"], 4u * 1048576u);
   EXPECT_EQ(st["hot_check"]["ok"], true);
   EXPECT_EQ(st["verify"]["read_errors"], 0u);
+  // The measured kernel's resources are reported, and its launch bound holds on this GPU.
+  const json& k = st["kernel"];
+  EXPECT_GT(k["registers_per_thread"].get<int>(), 0);
+  EXPECT_LE(k["registers_per_thread"].get<int>(),
+            65536 / (256 * k["min_blocks_per_sm"].get<int>()));
+  EXPECT_EQ(k["block_threads"], 256);
+  EXPECT_GE(k["resident_blocks_per_sm"].get<int>(), k["min_blocks_per_sm"].get<int>());
 }
 
 TEST(CacheBenchGpu, ColdRandomWritesLandOnTheSsds) {

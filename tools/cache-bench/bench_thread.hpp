@@ -11,13 +11,6 @@
 #include "bam/detail/atomic.hpp"
 #include "bench_pattern.hpp"
 
-// Fully unrolls the loop that follows in device code (host compilers do not know the pragma).
-#if defined(__CUDA_ARCH__)
-#define BAM_BENCH_UNROLL _Pragma("unroll")
-#else
-#define BAM_BENCH_UNROLL
-#endif
-
 namespace bam::tools {
 
 /// Per-pass results the threads add to (device or host memory).
@@ -34,9 +27,12 @@ BAM_HD inline void bench_add(unsigned long long& field, unsigned long long n) {
 
 /// Thread t's measured accesses over `a` (8-byte elements of one range covering the dataset):
 /// per iteration, the `coarsening` elements of its chunk that bench_pattern.hpp assigns it.
+/// Force-inlined: the kernel's array and parameters then stay in its parameter space (not
+/// inlined, nvcc copied them to local memory and the hot loop loaded them from there).
 template <class CacheRef>
-BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_params& p,
-                         bench_counters* out, std::uint64_t t) {
+BAM_HD BAM_FORCEINLINE void bench_thread(const array<std::uint64_t, CacheRef>& a,
+                                         const bench_params& p, bench_counters* out,
+                                         std::uint64_t t) {
   unsigned long long bad = 0, failed = 0;
   std::uint64_t sum = 0, hits = 0, misses = 0;  // plain: counted once per thread
   auto check = [&](std::uint64_t i, std::uint64_t v) {
@@ -93,10 +89,10 @@ BAM_HD void bench_thread(const array<std::uint64_t, CacheRef>& a, const bench_pa
         constexpr std::uint32_t ilp = 4;
         for (std::uint32_t j = 0; j < p.coarsening; j += ilp) {
           std::uint64_t v[ilp];
-          BAM_BENCH_UNROLL
+          BAM_UNROLL
           for (std::uint32_t u = 0; u < ilp; ++u)
             v[u] = j + u < p.coarsening ? h[element_of(p, ch, t, j + u)] : 0;
-          BAM_BENCH_UNROLL
+          BAM_UNROLL
           for (std::uint32_t u = 0; u < ilp; ++u)
             if (j + u < p.coarsening) check(element_of(p, ch, t, j + u), v[u]);
         }
