@@ -85,7 +85,8 @@ BAM_HD BAM_FORCEINLINE void bench_thread(const array<std::uint64_t, CacheRef>& a
         // used, so a thread has several loads in flight. One at a time left the hot cache
         // latency-bound (H200, 8 KiB lines, warp layout: 1.09 TB/s; 4: 1.56 TB/s; 8 and 16
         // were slower, the kernel's registers grew). The array_ref calls are the same, in the
-        // same order, so the cache statistics do not change.
+        // same order, so the cache statistics do not change. The check recomputes each index
+        // (it needs it only under --verify) rather than keeping `ilp` of them in registers.
         constexpr std::uint32_t ilp = 4;
         for (std::uint32_t j = 0; j < p.coarsening; j += ilp) {
           std::uint64_t v[ilp];
