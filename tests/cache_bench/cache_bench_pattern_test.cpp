@@ -123,5 +123,31 @@ TEST(CacheBenchPattern, ThreadLayoutKeepsItsChunks) {
   EXPECT_EQ(element_of(p, 11, 3, 2), 11u * 4u + 2u);
 }
 
+TEST(CacheBenchPattern, MixedWriteCountIsTheSameOnAnyNumberOfHostThreads) {
+  // The report's write count of a mixed pass replays the pattern on the host, split over host
+  // threads when it is large: every split must count what one owner-by-owner loop counts.
+  for (const cache_bench_layout layout : {cache_bench_layout::thread, cache_bench_layout::warp}) {
+    const bench_params p =
+        params(32 * 1001, 4, 32 * 1001 * 4, layout, io_pattern::random, io_op::mixed);
+    std::uint64_t chunks_written = 0;
+    for (std::uint64_t o = 0; o < p.owners; ++o) {
+      for (std::uint64_t k = 0; k < p.iterations; ++k)
+        chunks_written += writes_in(p, o, k) ? 1 : 0;
+    }
+    const std::uint64_t expect = chunks_written * chunk_elements(p);
+    // About half of the chunks are written (read_ratio 0.5): the count is not trivially 0 or all.
+    EXPECT_GT(expect, p.threads * p.iterations * p.coarsening / 3);
+    EXPECT_LT(expect, p.threads * p.iterations * p.coarsening * 2 / 3);
+    for (const std::uint32_t workers : {1u, 2u, 7u, 64u, 0u})
+      EXPECT_EQ(write_accesses(p, workers), expect) << "workers " << workers;
+  }
+  // Write-only and read-only passes need no replay.
+  const bench_params w =
+      params(64, 4, 4096, cache_bench_layout::thread, io_pattern::random, io_op::write);
+  EXPECT_EQ(write_accesses(w), 64u * 8u * 4u);
+  EXPECT_EQ(write_accesses(params(64, 4, 4096, cache_bench_layout::thread, io_pattern::random)),
+            0u);
+}
+
 }  // namespace
 }  // namespace bam::tools

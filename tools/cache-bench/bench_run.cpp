@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <thread>
 #include <vector>
 
 #include "host_backend.hpp"
@@ -132,17 +133,6 @@ std::uint64_t written_elements(const bench_params& p) {
   return n * chunk_elements(p);
 }
 
-/// Write accesses of the measured pass.
-std::uint64_t write_accesses(const bench_params& p) {
-  if (p.op != 2) return p.op == 1 ? p.threads * p.iterations * p.coarsening : 0;
-  std::uint64_t n = 0;
-  for (std::uint64_t o = 0; o < p.owners; ++o) {
-    for (std::uint64_t k = 0; k < p.iterations; ++k)
-      n += writes_in(p, o, k) ? chunk_elements(p) : 0;
-  }
-  return n;
-}
-
 nlohmann::json to_json(const cache_stats& s) {
   return {{"accesses", s.accesses},
           {"hits", s.hits},
@@ -162,6 +152,38 @@ nlohmann::json to_json(const cache_stats& s) {
 }
 
 }  // namespace
+
+std::uint64_t write_accesses(const bench_params& p, std::uint32_t workers) {
+  if (p.op != 2) return p.op == 1 ? p.threads * p.iterations * p.coarsening : 0;
+  auto count = [&p](std::uint64_t first, std::uint64_t last) {
+    std::uint64_t n = 0;
+    for (std::uint64_t o = first; o < last; ++o) {
+      for (std::uint64_t k = 0; k < p.iterations; ++k)
+        n += writes_in(p, o, k) ? 1 : 0;
+    }
+    return n;
+  };
+  if (workers == 0) {
+    workers = p.owners * p.iterations < (1u << 24)
+                  ? 1
+                  : std::clamp(std::thread::hardware_concurrency(), 1u, 64u);
+  }
+  std::vector<std::uint64_t> part(workers, 0);
+  std::vector<std::thread> pool;
+  const std::uint64_t per = (p.owners + workers - 1) / workers;
+  for (std::uint64_t w = 1; w < workers; ++w) {
+    pool.emplace_back([&, w] {
+      part[w] = count(std::min(p.owners, w * per), std::min(p.owners, (w + 1) * per));
+    });
+  }
+  part[0] = count(0, std::min(p.owners, per));
+  for (std::thread& t : pool)
+    t.join();
+  std::uint64_t n = 0;
+  for (const std::uint64_t c : part)
+    n += c;
+  return n * chunk_elements(p);
+}
 
 run_result run_cache_bench(cache_rig& rig, const run_config& c, const run_hooks& hooks,
                            bool& media_dirty) {

@@ -20,6 +20,11 @@ struct bench_shape {
 bench_shape shape_of(const run_config& c);
 bench_params params_of(const run_config& c, bool verify);
 
+/// Element writes of the measured pass `p`. A mixed pass is replayed on the host, one hash per
+/// owner and iteration (5.4 G for 32M threads x 160 iterations, about a minute on one core);
+/// `workers` host threads share it (0: the host's cores when there are over 2^24 replays).
+std::uint64_t write_accesses(const bench_params& p, std::uint32_t workers = 0);
+
 /// cache-bench's own checks of a (statically valid) config; throws config_error.
 void validate_cache_bench(const run_config& c);
 
