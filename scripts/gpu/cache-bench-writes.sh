@@ -6,7 +6,7 @@
 #     warp-coalesced bam::array writes and array_ref writes, both layouts, sequential,
 #     coarsening C = 1, 8, 64, 32M/C threads, 160 iterations. Lines become dirty; the flush
 #     after the measured pass is not timed.
-#   cold_write_optane_512: 512 B lines over 4 x optane-p5800x, a cache of 1/4 of the dataset,
+#   cold_write_optane_512: 512 B lines over 4 x optane-p5800x, a 256 MiB cache, a 4 GiB dataset,
 #     every thread writes whole lines through array_ref (c = 64), 1M threads x 8 lines: each line
 #     is fetched (a read) and later written back when evicted (a write), so miss IOPS count both;
 #     the model caps 512 B writes at 1 M/s per drive (4 M/s in all) and reads at 5.1 M/s.

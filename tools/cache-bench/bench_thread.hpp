@@ -83,10 +83,12 @@ BAM_HD BAM_FORCEINLINE void bench_thread(const array<std::uint64_t, CacheRef>& a
       } else {
         // Reads in groups of `ilp`: all loads of a group are issued before the first value is
         // used, so a thread has several loads in flight. One at a time left the hot cache
-        // latency-bound (H200, 8 KiB lines, warp layout: 1.09 TB/s; 4: 1.56 TB/s; 8 and 16
-        // were slower, the kernel's registers grew). The array_ref calls are the same, in the
-        // same order, so the cache statistics do not change. The check recomputes each index
-        // (it needs it only under --verify) rather than keeping `ilp` of them in registers.
+        // latency-bound (H200, 8 KiB lines, warp layout, the kernel before it was inlined and
+        // capped: 1.09 TB/s; 4: 1.56 TB/s; 8 and 16 were slower, the kernel's registers grew;
+        // inlined and capped, 4 give 2.26 TB/s and 8 spill, 2.05 TB/s). The array_ref calls are
+        // the same, in the same order, so the cache statistics do not change. The check
+        // recomputes each index (it needs it only under --verify) rather than keeping `ilp` of
+        // them in registers.
         constexpr std::uint32_t ilp = 4;
         for (std::uint32_t j = 0; j < p.coarsening; j += ilp) {
           std::uint64_t v[ilp];
