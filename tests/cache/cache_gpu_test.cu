@@ -18,18 +18,12 @@
 #include "bam/array/array_ref.hpp"
 #include "bam/cache/cache.hpp"
 #include "bam/cache/gpu_storage.hpp"
+#include "bam/emu/gpu/drive_io.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/timing_presets.hpp"
-#include "bam/gpu/drive_io.hpp"
-#include "bam/gpu/emulated_drives.hpp"
+#include "common/cuda_test.hpp"
 
 namespace {
-
-#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << cudaGetErrorString(x)
-
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 __host__ __device__ std::uint64_t initial_value(std::uint64_t i) {
   return (i + 1) * 0x9e3779b97f4a7c15ull ^ 0x5bd1e995ull;
@@ -147,11 +141,11 @@ __global__ void ref_kernel(arrays<CacheRef> x) {
 
 template <class CacheRef>
 void preload_all() {
-  ASSERT_EQ(bam::gpu::preload_kernel(read_kernel<CacheRef>), cudaSuccess);
-  ASSERT_EQ(bam::gpu::preload_kernel(write_kernel<CacheRef>), cudaSuccess);
-  ASSERT_EQ(bam::gpu::preload_kernel(add_kernel<CacheRef>), cudaSuccess);
-  ASSERT_EQ(bam::gpu::preload_kernel(readback_kernel<CacheRef>), cudaSuccess);
-  ASSERT_EQ(bam::gpu::preload_kernel(ref_kernel<CacheRef>), cudaSuccess);
+  ASSERT_EQ(bam::preload_kernel(read_kernel<CacheRef>), cudaSuccess);
+  ASSERT_EQ(bam::preload_kernel(write_kernel<CacheRef>), cudaSuccess);
+  ASSERT_EQ(bam::preload_kernel(add_kernel<CacheRef>), cudaSuccess);
+  ASSERT_EQ(bam::preload_kernel(readback_kernel<CacheRef>), cudaSuccess);
+  ASSERT_EQ(bam::preload_kernel(ref_kernel<CacheRef>), cudaSuccess);
 }
 
 /// Runs the five kernels in order on `s`.
@@ -222,9 +216,9 @@ TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
   constexpr std::uint32_t line_bytes = 4096, n_drives = 2;
   constexpr std::uint64_t slots = 1024;
   const layout l = layout::make((1u << 20) + 17, line_bytes, 4096, 256);
-  bam::gpu::drives_config cfg;
+  bam::emu::gpu::drives_config cfg;
   for (std::uint32_t d = 0; d < n_drives; ++d) {
-    bam::gpu::drive_config dc;
+    bam::emu::gpu::drive_config dc;
     dc.lbas = (l.lines + 1) / 2 * (line_bytes / 512) + 64;
     dc.model = bam::emu::timing_preset("ideal");
     cfg.drives.push_back(dc);
@@ -237,7 +231,7 @@ TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
   CUDA_OK(cudaMallocManaged(&counts, sizeof(gpu_counts)));
   *counts = gpu_counts{};
   {
-    bam::gpu::emulated_drives drives(cfg);
+    bam::emu::gpu::emulated_drives drives(cfg);
     const auto media = [&](std::uint64_t line) {
       return reinterpret_cast<std::uint64_t*>(
           drives.host_media(static_cast<std::uint32_t>(line % n_drives)) +

@@ -6,13 +6,13 @@
 #include <utility>
 #include <vector>
 
-#include "bam/gpu/drive_layout.hpp"
+#include "bam/emu/gpu/drive_layout.hpp"
 
 namespace {
 
 TEST(DriveLayout, RegionsAreAlignedAndDisjoint) {
   for (auto [queues, entries] : {std::pair{128u, 1024u}, {1u, 2u}, {3u, 65536u}, {33u, 100u}}) {
-    const bam::gpu::drive_layout l(queues, entries, entries);
+    const bam::emu::gpu::drive_layout l(queues, entries, entries);
     std::vector<std::byte> block(l.bytes);
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> ranges;  // [begin, end)
     const bam::queue_state_layout st(entries, entries);
@@ -51,7 +51,7 @@ TEST(DriveLayout, RegionsAreAlignedAndDisjoint) {
 }
 
 TEST(DriveLayout, DoorbellsArePackedForOneWarpLoad) {
-  const bam::gpu::drive_layout l(64, 16, 16);
+  const bam::emu::gpu::drive_layout l(64, 16, 16);
   std::vector<std::byte> block(l.bytes);
   const bam::queue_pointers a = l.pointers(block.data(), 0), b = l.pointers(block.data(), 31);
   EXPECT_EQ(b.sq_doorbell - a.sq_doorbell, 31);

@@ -12,6 +12,7 @@
 #include "bam/emu/nvm_processor.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/nvme/names.hpp"
+#include "common/cuda_test.hpp"
 
 namespace {
 using namespace bam;
@@ -84,8 +85,7 @@ std::vector<nvme::command> script(std::vector<nvme::status>& expected) {
 }
 
 TEST(EmuProcessorGpu, SameResultsAsHost) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no GPU";
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
   std::vector<nvme::status> expected;
   const std::vector<nvme::command> cmds = script(expected);
   const int n = static_cast<int>(cmds.size());

@@ -10,21 +10,15 @@
 #include <string>
 #include <vector>
 
+#include "bam/emu/gpu/drive_io.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/timing_presets.hpp"
-#include "bam/gpu/drive_io.hpp"
-#include "bam/gpu/emulated_drives.hpp"
 #include "bam/kmod/gpu_queues.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/queue/ordering_read.hpp"
+#include "common/cuda_test.hpp"
 
 namespace {
-
-#define CUDA_OK(x) ASSERT_EQ((x), cudaSuccess) << cudaGetErrorString(x)
-
-bool have_gpu() {
-  int n = 0;
-  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
-}
 
 struct counts {
   unsigned long long bad_status, returned;
@@ -32,16 +26,16 @@ struct counts {
 
 // ---- (1) ordering read on GPU threads, GPU-emulated drive ------------------------------------
 
-__global__ void read_then_order(bam::gpu::drives_view v, bam::ordering_state* st,
+__global__ void read_then_order(bam::emu::gpu::drives_view v, bam::ordering_state* st,
                                 std::uint64_t scratch, std::uint8_t* buffers, counts* c,
                                 std::uint32_t threads) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
-  const bam::nvme::completion done = bam::gpu::block_io(
+  const bam::nvme::completion done = bam::emu::gpu::block_io(
       v, 0, t % v.queues_per_drive, false, t % v.lbas, 1, buffers + std::size_t{t} * 512, 0);
   if (!done.status().ok()) atomicAdd(&c->bad_status, 1ull);
   // One extra read shared by all threads queued behind the lock (queue 0 of drive 0).
-  const bam::ordering_read_ref<bam::device_doorbell> order(st, bam::gpu::drive_queue(v, 0, 0),
+  const bam::ordering_read_ref<bam::device_doorbell> order(st, bam::emu::gpu::drive_queue(v, 0, 0),
                                                            scratch, 1, 0, 1);
   order.after_completion();
   atomicAdd(&c->returned, 1ull);
@@ -49,8 +43,8 @@ __global__ void read_then_order(bam::gpu::drives_view v, bam::ordering_state* st
 
 TEST(GpuOrderingRead, EveryThreadIsCoveredAndTheExtraReadsAreCoalesced) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  bam::gpu::drives_config cfg;
-  bam::gpu::drive_config dc;
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
   dc.lbas = 1 << 14;
   dc.model = bam::emu::timing_preset("ideal");
   cfg.drives.push_back(dc);
@@ -69,10 +63,10 @@ TEST(GpuOrderingRead, EveryThreadIsCoveredAndTheExtraReadsAreCoalesced) {
   CUDA_OK(cudaMemset(st, 0, sizeof(bam::ordering_state)));
   CUDA_OK(cudaMallocManaged(&c, sizeof(counts)));
   *c = counts{};
-  CUDA_OK(bam::gpu::preload_kernel(read_then_order));
+  CUDA_OK(bam::preload_kernel(read_then_order));
   bam::ordering_state host{};
   {
-    bam::gpu::emulated_drives drives(cfg);
+    bam::emu::gpu::emulated_drives drives(cfg);
     drives.start();
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));

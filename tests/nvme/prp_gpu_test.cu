@@ -10,8 +10,10 @@
 #include <random>
 #include <vector>
 
+#include "bam/detail/hash.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/nvme/prp.hpp"
+#include "common/cuda_test.hpp"
 
 namespace {
 using namespace bam::nvme;
@@ -40,18 +42,11 @@ struct transfer_result {
   std::uint32_t pad;
 };
 
-BAM_HD std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
 /// Bus address of transfer byte `off`: controller pages scattered by a hash of (seed, page).
 BAM_HD std::uint64_t data_bus(const transfer_params& t, std::uint64_t off) {
   const std::uint64_t pos = t.first_offset + off;
   const std::uint64_t page = pos >> t.mps_log2;
-  const std::uint64_t frame = mix(t.seed ^ (page * 0x100000001b3ull)) & ((1ull << 30) - 1);
+  const std::uint64_t frame = bam::mix64(t.seed ^ (page * 0x100000001b3ull)) & ((1ull << 30) - 1);
   return ((frame + 1) << t.mps_log2) + (pos & ((1ull << t.mps_log2) - 1));
 }
 
@@ -70,7 +65,7 @@ BAM_HD void run_one(const transfer_params& t, std::uint32_t i, std::uint8_t* lis
       },
       r.prp);
   r.build_status = b.code();
-  r.cmd = read(1, mix(t.seed) >> 20, static_cast<std::uint32_t>(t.bytes >> 9) + 1, r.prp);
+  r.cmd = read(1, bam::mix64(t.seed) >> 20, static_cast<std::uint32_t>(t.bytes >> 9) + 1, r.prp);
   r.pieces = 0;
   r.covered = 0;
   r.hash = 0;
@@ -92,7 +87,7 @@ BAM_HD void run_one(const transfer_params& t, std::uint32_t i, std::uint8_t* lis
         }
         r.covered += len;
         ++r.pieces;
-        r.hash = mix(r.hash ^ bus) ^ mix(len + (off << 20));
+        r.hash = bam::mix64(r.hash ^ bus) ^ bam::mix64(len + (off << 20));
       });
   r.walk_status = w.code();
 }
@@ -135,18 +130,8 @@ std::vector<transfer_params> make_params(std::uint32_t n) {
   return v;
 }
 
-#define BAM_CUDA_OK(expr)                                                      \
-  do {                                                                         \
-    const cudaError_t err_ = (expr);                                           \
-    ASSERT_EQ(err_, cudaSuccess) << #expr << ": " << cudaGetErrorString(err_); \
-  } while (0)
-
 TEST(NvmePrpGpu, DeviceMatchesHost) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    (void)cudaGetLastError();
-    GTEST_SKIP() << "no CUDA device";
-  }
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   constexpr std::uint32_t n = 192;
   const std::vector<transfer_params> params = make_params(n);
 
@@ -161,24 +146,22 @@ TEST(NvmePrpGpu, DeviceMatchesHost) {
   transfer_params* d_params = nullptr;
   std::uint8_t* d_lists = nullptr;
   transfer_result* d_results = nullptr;
-  BAM_CUDA_OK(cudaMalloc(&d_params, n * sizeof(transfer_params)));
-  BAM_CUDA_OK(cudaMalloc(&d_lists, n * list_slot));
-  BAM_CUDA_OK(cudaMalloc(&d_results, n * sizeof(transfer_result)));
-  BAM_CUDA_OK(
-      cudaMemcpy(d_params, params.data(), n * sizeof(transfer_params), cudaMemcpyHostToDevice));
-  BAM_CUDA_OK(cudaMemset(d_lists, 0, n * list_slot));
-  BAM_CUDA_OK(cudaMemset(d_results, 0, n * sizeof(transfer_result)));
+  CUDA_OK(cudaMalloc(&d_params, n * sizeof(transfer_params)));
+  CUDA_OK(cudaMalloc(&d_lists, n * list_slot));
+  CUDA_OK(cudaMalloc(&d_results, n * sizeof(transfer_result)));
+  CUDA_OK(cudaMemcpy(d_params, params.data(), n * sizeof(transfer_params), cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemset(d_lists, 0, n * list_slot));
+  CUDA_OK(cudaMemset(d_results, 0, n * sizeof(transfer_result)));
   run_kernel<<<(n + 63) / 64, 64>>>(d_params, n, d_lists, d_results);
-  BAM_CUDA_OK(cudaGetLastError());
-  BAM_CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
   std::vector<transfer_result> dev(n);
   std::vector<std::uint8_t> dev_lists(n * list_slot);
-  BAM_CUDA_OK(
-      cudaMemcpy(dev.data(), d_results, n * sizeof(transfer_result), cudaMemcpyDeviceToHost));
-  BAM_CUDA_OK(cudaMemcpy(dev_lists.data(), d_lists, n * list_slot, cudaMemcpyDeviceToHost));
-  BAM_CUDA_OK(cudaFree(d_params));
-  BAM_CUDA_OK(cudaFree(d_lists));
-  BAM_CUDA_OK(cudaFree(d_results));
+  CUDA_OK(cudaMemcpy(dev.data(), d_results, n * sizeof(transfer_result), cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaMemcpy(dev_lists.data(), d_lists, n * list_slot, cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaFree(d_params));
+  CUDA_OK(cudaFree(d_lists));
+  CUDA_OK(cudaFree(d_results));
 
   std::uint32_t failures = 0, with_lists = 0, chained = 0;
   for (std::uint32_t i = 0; i < n; ++i) {

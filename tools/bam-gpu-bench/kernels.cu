@@ -5,7 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "bam/gpu/drive_io.hpp"
+#include "bam/detail/cuda.hpp"
+#include "bam/emu/gpu/drive_io.hpp"
 #include "kernels.hpp"
 
 namespace bam::bench {
@@ -22,7 +23,7 @@ __host__ __device__ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-__global__ void io_kernel(gpu::drives_view v, std::byte* buffers, std::uint32_t threads,
+__global__ void io_kernel(emu::gpu::drives_view v, std::byte* buffers, std::uint32_t threads,
                           std::uint32_t ios, bool write, std::uint64_t seed,
                           unsigned long long* errors, bool warp_mapping) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -37,7 +38,7 @@ __global__ void io_kernel(gpu::drives_view v, std::byte* buffers, std::uint32_t 
   unsigned long long bad = 0;
   for (std::uint32_t i = 0; i < ios; ++i) {
     const std::uint64_t lba = mix(seed ^ (std::uint64_t{t} << 20) ^ i) % v.lbas;
-    if (!gpu::block_io(v, drive, queue, write, lba, 1, buf, 0).status().ok()) ++bad;
+    if (!emu::gpu::block_io(v, drive, queue, write, lba, 1, buf, 0).status().ok()) ++bad;
   }
   if (bad != 0) atomicAdd(errors, bad);
 }
@@ -77,7 +78,7 @@ gpu_info query_gpu() {
   return g;
 }
 
-io_run run_io(const gpu::drives_view& v, std::uint32_t threads, std::uint32_t ios_per_thread,
+io_run run_io(const emu::gpu::drives_view& v, std::uint32_t threads, std::uint32_t ios_per_thread,
               bool write, std::uint64_t seed, std::uint64_t* errors, bool warp_mapping) {
   // Buffers are allocated before the engine starts (cudaMalloc may synchronise the device):
   // the caller warms this with the largest thread count first.
@@ -107,7 +108,7 @@ io_run run_io(const gpu::drives_view& v, std::uint32_t threads, std::uint32_t io
 /// Allocates the I/O buffers for up to `threads` threads (call before the engine starts).
 void reserve_buffers(std::uint32_t threads, std::uint32_t lba_shift) {
   io_buffers.get(std::size_t{threads} << lba_shift);
-  check(gpu::preload_kernel(io_kernel), "preload io_kernel");
+  check(bam::preload_kernel(io_kernel), "preload io_kernel");
 }
 
 }  // namespace bam::bench

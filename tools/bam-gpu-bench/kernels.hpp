@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bam/gpu/emulated_drives.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
 
 namespace bam::bench {
 
@@ -21,7 +21,7 @@ struct io_run {
 /// One kernel of `threads` threads, each doing `ios_per_thread` single-block I/Os at random
 /// LBAs, round-robin over drives (thread t: drive t % n, queue (t / n) % queues; with
 /// `warp_mapping` the same by warp, so that a warp's lanes share a queue).
-io_run run_io(const gpu::drives_view& v, std::uint32_t threads, std::uint32_t ios_per_thread,
+io_run run_io(const emu::gpu::drives_view& v, std::uint32_t threads, std::uint32_t ios_per_thread,
               bool write, std::uint64_t seed, std::uint64_t* errors, bool warp_mapping);
 
 /// Allocates the I/O buffers for up to `threads` threads (call before the engine starts).

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "bam/bench/gpu_ceilings.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/timing_presets.hpp"
-#include "bam/gpu/emulated_drives.hpp"
+#include "bam/harness/gpu_ceilings.hpp"
 #include "kernels.hpp"
 
 int main(int argc, char** argv) {
@@ -104,12 +104,13 @@ int main(int argc, char** argv) {
         media_mib, c.memcpy_h2d_gbps, io_size, c.direct_blocks_per_s / 1e6, c.direct_gbps);
   }
 
-  bam::gpu::drives_config cfg;
+  bam::emu::gpu::drives_config cfg;
   for (std::uint32_t d = 0; d < drives; ++d) {
-    bam::gpu::drive_config dc;
+    bam::emu::gpu::drive_config dc;
     dc.lba_shift = lba_shift;
     dc.lbas = (media_bytes / drives) >> lba_shift;
-    dc.media = media == "pinned" ? bam::gpu::media_kind::pinned_host : bam::gpu::media_kind::device;
+    dc.media = media == "pinned" ? bam::emu::gpu::media_kind::pinned_host
+                                 : bam::emu::gpu::media_kind::device;
     dc.model = tm;
     cfg.drives.push_back(dc);
   }
@@ -118,7 +119,7 @@ int main(int argc, char** argv) {
   cfg.engine_blocks = engine_blocks;
   cfg.engine_warps_per_block = engine_warps;
   bam::bench::reserve_buffers(*std::max_element(threads.begin(), threads.end()), lba_shift);
-  bam::gpu::emulated_drives set(cfg);
+  bam::emu::gpu::emulated_drives set(cfg);
   set.start();
   // Per-drive cap of the model, for the record: the IOPS a drive may reach at this size.
   const auto table = bam::emu::make_service_table(tm);

@@ -4,7 +4,8 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
+#include "bam/detail/hash.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam::tools {
 
@@ -31,19 +32,13 @@ struct bench_params {
   std::uint64_t seed = 1;
 };
 
-BAM_HD inline std::uint64_t bench_mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 /// What element i holds before the run (the fill pass writes it to the SSDs).
 BAM_HD inline std::uint64_t initial_value(std::uint64_t i) {
-  return bench_mix(i) | 1;
+  return mix64(i) | 1;
 }
 /// What a write of the measured pass stores at element i (never the initial value).
 BAM_HD inline std::uint64_t written_value(std::uint64_t i) {
-  return bench_mix(i) & ~std::uint64_t{1};
+  return mix64(i) & ~std::uint64_t{1};
 }
 
 /// Elements of one chunk.
@@ -57,12 +52,12 @@ BAM_HD inline std::uint64_t owner_of(const bench_params& p, std::uint64_t t) {
 /// The chunk owner o accesses in iteration k (random: a hash per owner and iteration).
 BAM_HD inline std::uint64_t chunk_of(const bench_params& p, std::uint64_t o, std::uint64_t k) {
   const std::uint64_t n = k * p.owners + o;
-  return p.sequential ? n % p.chunks : bench_mix(n ^ (p.seed << 40)) % p.chunks;
+  return p.sequential ? n % p.chunks : mix64(n ^ (p.seed << 40)) % p.chunks;
 }
 /// Whether owner o writes its chunk in iteration k (all its threads do, or none).
 BAM_HD inline bool writes_in(const bench_params& p, std::uint64_t o, std::uint64_t k) {
   if (p.op != 2) return p.op == 1;
-  return (bench_mix((k * p.owners + o) ^ ~p.seed) & 0xffff) < p.write_share;
+  return (mix64((k * p.owners + o) ^ ~p.seed) & 0xffff) < p.write_share;
 }
 /// The element thread t accesses at step j (0 <= j < coarsening) of chunk ch.
 BAM_HD inline std::uint64_t element_of(const bench_params& p, std::uint64_t ch, std::uint64_t t,

@@ -4,8 +4,8 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/bench/backend.hpp"
 #include "bam/cache/cache_stats.hpp"
+#include "bam/harness/backend.hpp"
 #include "bench_thread.hpp"
 
 namespace bam::tools {

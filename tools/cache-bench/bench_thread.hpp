@@ -7,8 +7,8 @@
 
 #include "bam/array/array.hpp"
 #include "bam/array/array_ref.hpp"
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/macros.hpp"
 #include "bench_pattern.hpp"
 
 namespace bam::tools {

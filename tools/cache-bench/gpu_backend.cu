@@ -8,12 +8,13 @@
 #include <stdexcept>
 #include <string>
 
-#include "bam/bench/gpu_ceilings.hpp"
 #include "bam/cache/cache.hpp"
 #include "bam/cache/gpu_storage.hpp"
-#include "bam/gpu/drive_io.hpp"
-#include "bam/gpu/drives_of_config.hpp"
-#include "bam/gpu/emulated_drives.hpp"
+#include "bam/detail/cuda.hpp"
+#include "bam/emu/gpu/drive_io.hpp"
+#include "bam/emu/gpu/drives_of_config.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/harness/gpu_ceilings.hpp"
 #include "bench_run.hpp"
 #include "gpu_backend.hpp"
 
@@ -56,19 +57,14 @@ __global__ void __launch_bounds__(block_threads, bench_min_blocks)
   if (t < p.threads) bench_thread(a, p, out, t);
 }
 
-void cuda_ok(cudaError_t e, const char* what) {
-  if (e != cudaSuccess)
-    throw std::runtime_error(std::string("cache-bench: ") + what + ": " + cudaGetErrorString(e));
-}
-
 /// What the measured kernel costs per thread and how many of its blocks fit on an SM.
 nlohmann::json bench_kernel_resources() {
   cudaFuncAttributes a{};
-  cuda_ok(cudaFuncGetAttributes(&a, bench_kernel), "kernel attributes");
+  cuda_check(cudaFuncGetAttributes(&a, bench_kernel), "cache-bench: kernel attributes");
   int resident = 0;
-  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, bench_kernel,
-                                                        static_cast<int>(block_threads), 0),
-          "occupancy");
+  cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, bench_kernel,
+                                                           static_cast<int>(block_threads), 0),
+             "cache-bench: occupancy");
   return {{"registers_per_thread", a.numRegs},
           {"local_bytes_per_thread", a.localSizeBytes},
           {"block_threads", block_threads},
@@ -88,16 +84,16 @@ unsigned stride_blocks(std::uint64_t n, std::uint64_t slots) {
 
 class gpu_rig final : public cache_rig {
  public:
-  explicit gpu_rig(gpu::emulated_drives& drives) : drives_(drives) {
-    cuda_ok(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
-    cuda_ok(cudaEventCreate(&begin_), "event");
-    cuda_ok(cudaEventCreate(&end_), "event");
-    cuda_ok(cudaMalloc(&counters_, sizeof(bench_counters)), "cudaMalloc");
+  explicit gpu_rig(emu::gpu::emulated_drives& drives) : drives_(drives) {
+    cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cache-bench: stream");
+    cuda_check(cudaEventCreate(&begin_), "cache-bench: event");
+    cuda_check(cudaEventCreate(&end_), "cache-bench: event");
+    cuda_check(cudaMalloc(&counters_, sizeof(bench_counters)), "cache-bench: cudaMalloc");
     gcache::preload();
-    cuda_ok(gpu::preload_kernel(fill_kernel), "preload");
-    cuda_ok(gpu::preload_kernel(warm_kernel), "preload");
-    cuda_ok(gpu::preload_kernel(check_kernel), "preload");
-    cuda_ok(gpu::preload_kernel(bench_kernel), "preload");
+    cuda_check(preload_kernel(fill_kernel), "cache-bench: preload");
+    cuda_check(preload_kernel(warm_kernel), "cache-bench: preload");
+    cuda_check(preload_kernel(check_kernel), "cache-bench: preload");
+    cuda_check(preload_kernel(bench_kernel), "cache-bench: preload");
   }
   ~gpu_rig() override {
     if (drives_.running()) drives_.stop();
@@ -138,13 +134,13 @@ class gpu_rig final : public cache_rig {
   double measure(const bench_params& p, bench_counters& out) override {
     zero();
     const std::uint64_t blocks = (p.threads + block_threads - 1) / block_threads;
-    cuda_ok(cudaEventRecord(begin_, stream_), "event");
+    cuda_check(cudaEventRecord(begin_, stream_), "cache-bench: event");
     bench_kernel<<<static_cast<unsigned>(blocks), block_threads, 0, stream_>>>(array_, p,
                                                                                counters_);
-    cuda_ok(cudaEventRecord(end_, stream_), "event");
+    cuda_check(cudaEventRecord(end_, stream_), "cache-bench: event");
     wait("bench kernel");
     float ms = 0;
-    cuda_ok(cudaEventElapsedTime(&ms, begin_, end_), "event");
+    cuda_check(cudaEventElapsedTime(&ms, begin_, end_), "cache-bench: event");
     out = read();
     return double(ms) / 1e3;
   }
@@ -160,19 +156,23 @@ class gpu_rig final : public cache_rig {
   void reset_stats() override { cache_->reset_stats(); }
 
  private:
-  void zero() { cuda_ok(cudaMemsetAsync(counters_, 0, sizeof(bench_counters), stream_), "memset"); }
+  void zero() {
+    cuda_check(cudaMemsetAsync(counters_, 0, sizeof(bench_counters), stream_),
+               "cache-bench: memset");
+  }
   bench_counters read() {
     bench_counters c{};
-    cuda_ok(cudaMemcpyAsync(&c, counters_, sizeof c, cudaMemcpyDeviceToHost, stream_), "copy");
-    cuda_ok(cudaStreamSynchronize(stream_), "copy");
+    cuda_check(cudaMemcpyAsync(&c, counters_, sizeof c, cudaMemcpyDeviceToHost, stream_),
+               "cache-bench: copy");
+    cuda_check(cudaStreamSynchronize(stream_), "cache-bench: copy");
     return c;
   }
   void wait(const char* what) {
-    cuda_ok(cudaGetLastError(), what);
-    cuda_ok(cudaStreamSynchronize(stream_), what);
+    cuda_check(cudaGetLastError(), std::string("cache-bench: ") + what);
+    cuda_check(cudaStreamSynchronize(stream_), std::string("cache-bench: ") + what);
   }
 
-  gpu::emulated_drives& drives_;
+  emu::gpu::emulated_drives& drives_;
   std::unique_ptr<gcache> cache_;
   garray array_{};
   cudaStream_t stream_ = nullptr;
@@ -184,20 +184,17 @@ class gpu_rig final : public cache_rig {
 class emulated_bench_backend final : public backend {
  public:
   void open(const run_config& c) override {
-    int n = 0;
-    const cudaError_t e = cudaGetDeviceCount(&n);
-    if (e != cudaSuccess || n == 0) {
-      throw config_error("storage.backend",
-                         std::string("\"emulated\" needs a CUDA GPU and none is usable (") +
-                             (e != cudaSuccess ? cudaGetErrorString(e) : "no device") +
-                             "), allowed host on this machine");
+    std::string why;
+    if (!cuda_device_usable(why)) {
+      throw config_error("storage.backend", "\"emulated\" needs a CUDA GPU and none is usable (" +
+                                                why + "), allowed host on this machine");
     }
     try {
-      drives_ = std::make_unique<gpu::emulated_drives>(gpu::drives_config_of(c));
+      drives_ = std::make_unique<emu::gpu::emulated_drives>(emu::gpu::drives_config_of(c));
     } catch (const std::invalid_argument& ex) {
       throw config_error("storage", ex.what());
     }
-    moves_data_ = gpu::timing_of(c.storage.model).moves_data;
+    moves_data_ = emu::gpu::timing_of(c.storage.model).moves_data;
     caps_.max_ssds = cache_max_ssds;
     caps_.max_queue_entries = 65536;
     caps_.max_pairs_per_ssd = 65535;
@@ -221,7 +218,7 @@ class emulated_bench_backend final : public backend {
     }
     drives_->stop();
     nlohmann::json ssds = nlohmann::json::array();
-    for (const gpu::drive_stats& s : drives_->stats())
+    for (const emu::gpu::drive_stats& s : drives_->stats())
       ssds.push_back({{"completed", s.completed}, {"errors", s.errors}});
     out.tool_stats["engine"] = {
         {"ssds", ssds},
@@ -254,7 +251,7 @@ class emulated_bench_backend final : public backend {
         c.cache_bench.mode == cache_access_mode::plain)
       return;
     cudaDeviceProp prop{};
-    cuda_ok(cudaGetDeviceProperties(&prop, 0), "device properties");
+    cuda_check(cudaGetDeviceProperties(&prop, 0), "cache-bench: device properties");
     const std::uint64_t resident =
         std::uint64_t(prop.multiProcessorCount) * std::uint64_t(prop.maxThreadsPerMultiProcessor);
     const std::uint64_t need = std::min<std::uint64_t>(c.workload.threads, resident);
@@ -270,7 +267,7 @@ class emulated_bench_backend final : public backend {
     }
   }
 
-  std::unique_ptr<gpu::emulated_drives> drives_;
+  std::unique_ptr<emu::gpu::emulated_drives> drives_;
   std::unique_ptr<gpu_rig> rig_;
   backend_caps caps_{};
   bool moves_data_ = true;

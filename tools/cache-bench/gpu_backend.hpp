@@ -1,9 +1,9 @@
 // cache-bench, storage.backend = emulated: GPU threads use a bam::cache<gpu_cache_storage> over
-// gpu::emulated_drives (storage.model timing, pinned host or GPU media). CUDA builds only.
+// emu::gpu::emulated_drives (storage.model timing, pinned host or GPU media). CUDA builds only.
 #pragma once
 #include <memory>
 
-#include "bam/bench/backend.hpp"
+#include "bam/harness/backend.hpp"
 
 namespace bam::tools {
 

@@ -11,12 +11,12 @@
 #include <thread>
 #include <vector>
 
-#include "bam/bench/host_controllers.hpp"
 #include "bam/cache/cache.hpp"
 #include "bam/cache/host_storage.hpp"
+#include "bam/harness/host_controllers.hpp"
 #include "bench_run.hpp"
 #if BAM_HAVE_NVME_BACKEND
-#include "bam/bench/kmod_controllers.hpp"
+#include "bam/harness/kmod_controllers.hpp"
 #endif
 
 namespace bam::tools {

@@ -4,7 +4,7 @@
 #pragma once
 #include <memory>
 
-#include "bam/bench/backend.hpp"
+#include "bam/harness/backend.hpp"
 
 namespace bam::tools {
 

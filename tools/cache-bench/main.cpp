@@ -1,13 +1,13 @@
 // cache-bench: throughput of 8-byte element accesses through the BaM software cache (BaM
 // dissertation Figures 6.6, 7.2, 7.4; paper Figure 6): plain, warp-coalesced or reference-reuse
 // accesses, hot or cold cache, reads and writes; reports accesses/s, effective GB/s, miss
-// IOPS and the cache statistics in the shared report format. Main loop: bam/bench/tool_main.hpp.
+// IOPS and the cache statistics in the shared report format. Main loop: bam/harness/tool_main.hpp.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include <string>
 
-#include "bam/bench/tool_main.hpp"
+#include "bam/harness/tool_main.hpp"
 #include "bench_run.hpp"
 #include "host_backend.hpp"
 // GPU backend and GPU info: CUDA builds, except the static one for the QEMU guest (no runtime).

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "bam/bench/backend.hpp"
+#include "bam/harness/backend.hpp"
 
 namespace bam::tools {
 

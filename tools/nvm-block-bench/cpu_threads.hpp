@@ -12,9 +12,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "bam/bench/workload.hpp"
 #include "bam/config/run_config.hpp"
 #include "bam/detail/clock.hpp"
+#include "bam/harness/workload.hpp"
 #include "bam/report/run_result.hpp"
 
 namespace bam::tools {

@@ -19,9 +19,10 @@
 #include <thread>
 #include <vector>
 
-#include "bam/bench/data_pattern.hpp"
-#include "bam/bench/workload.hpp"
 #include "bam/detail/clock.hpp"
+#include "bam/detail/cuda.hpp"
+#include "bam/harness/data_pattern.hpp"
+#include "bam/harness/workload.hpp"
 #include "cpu_threads.hpp"
 #include "gpu_io.hpp"
 #include "media_file.hpp"
@@ -61,21 +62,16 @@ std::string io_error_text(ssize_t ret, int err) {
   return fmt::format("{} (CUfileOpError {}), {}", cufileop_status_error(op), -ret, errno_text(err));
 }
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(fmt::format("cufile: {}: {}", what, cudaGetErrorString(e)));
-  }
-}
-
 /// One thread's I/O buffer: GPU memory registered with cuFile, and a pinned host buffer for the
 /// data pattern of writes and the check of verified reads.
 class gpu_slot {
  public:
   explicit gpu_slot(std::size_t bytes) : bytes_(bytes) {
     try {
-      check_cuda(cudaMalloc(&dev_, bytes), "cudaMalloc");
-      check_cuda(cudaHostAlloc(&host_, bytes, cudaHostAllocDefault), "cudaHostAlloc");
-      check_cuda(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+      cuda_check(cudaMalloc(&dev_, bytes), "cufile: cudaMalloc");
+      cuda_check(cudaHostAlloc(&host_, bytes, cudaHostAllocDefault), "cufile: cudaHostAlloc");
+      cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking),
+                 "cufile: cudaStreamCreate");
       check_cufile(cuFileBufRegister(dev_, bytes, 0), "cuFileBufRegister");
       registered_ = true;
     } catch (...) {
@@ -94,8 +90,8 @@ class gpu_slot {
 
  private:
   void copy(void* dst, const void* src, std::size_t n, cudaMemcpyKind kind) {
-    check_cuda(cudaMemcpyAsync(dst, src, n, kind, stream_), "cudaMemcpyAsync");
-    check_cuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    cuda_check(cudaMemcpyAsync(dst, src, n, kind, stream_), "cufile: cudaMemcpyAsync");
+    cuda_check(cudaStreamSynchronize(stream_), "cufile: cudaStreamSynchronize");
   }
   void release() {
     if (registered_) cuFileBufDeregister(dev_);
@@ -136,13 +132,13 @@ cufile_backend::~cufile_backend() = default;
 
 void cufile_backend::open(const run_config& c) {
   std::string why;
-  if (!gpu_usable(why)) {
+  if (!cuda_device_usable(why)) {
     throw config_error("storage.backend",
                        fmt::format("\"cufile\" needs a CUDA GPU and none is usable ({}), allowed "
                                    "host|uring|nvme on this machine",
                                    why));
   }
-  check_cuda(cudaGetDevice(&s_->device), "cudaGetDevice");
+  cuda_check(cudaGetDevice(&s_->device), "cufile: cudaGetDevice");
   s_->path = c.storage.media.path;
   s_->created = prepare_media_file(s_->path, c.storage.media.size_bytes);
 
@@ -202,7 +198,7 @@ run_result cufile_backend::run(const run_config& c, const run_hooks& hooks) {
     bool counted = false;
     try {
       // cuFile I/O needs the device's (primary) CUDA context current on the calling thread.
-      check_cuda(cudaSetDevice(s_->device), "cudaSetDevice");
+      cuda_check(cudaSetDevice(s_->device), "cufile: cudaSetDevice");
       gpu_slot slot(io);
       io_stream stream(params, t);
       gate.arrive();

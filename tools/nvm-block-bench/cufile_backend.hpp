@@ -5,7 +5,7 @@
 #pragma once
 #include <memory>
 
-#include "bam/bench/backend.hpp"
+#include "bam/harness/backend.hpp"
 
 namespace bam::tools {
 

@@ -8,10 +8,11 @@
 #include <stdexcept>
 #include <thread>
 
-#include "bam/bench/data_pattern.hpp"
-#include "bam/bench/gpu_ceilings.hpp"
-#include "bam/gpu/drives_of_config.hpp"
-#include "bam/gpu/emulated_drives.hpp"
+#include "bam/detail/cuda.hpp"
+#include "bam/emu/gpu/drives_of_config.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/harness/data_pattern.hpp"
+#include "bam/harness/gpu_ceilings.hpp"
 
 namespace bam::tools {
 namespace {
@@ -29,7 +30,7 @@ const char* mapping_doc =
 
 void gpu_backend_base::check_common(const run_config& c, const char* name) {
   std::string why;
-  if (!gpu_usable(why)) {
+  if (!cuda_device_usable(why)) {
     throw config_error("storage.backend",
                        fmt::format("\"{}\" needs a CUDA GPU and none is usable ({}), allowed "
                                    "host|uring|nvme on this machine",
@@ -163,7 +164,7 @@ nlohmann::json gpu_backend_base::measure_ceilings(const run_config& c) {
 // ---- emulated ---------------------------------------------------------------------------------
 
 struct emulated_backend::impl {
-  std::unique_ptr<gpu::emulated_drives> drives;
+  std::unique_ptr<emu::gpu::emulated_drives> drives;
   bool preloaded = false;
 };
 
@@ -176,9 +177,9 @@ std::byte* emulated_backend::pinned_media(std::uint32_t i) const {
 
 void emulated_backend::open(const run_config& c) {
   check_common(c, "emulated");
-  const gpu::drives_config dc = gpu::drives_config_of(c);
+  const emu::gpu::drives_config dc = emu::gpu::drives_config_of(c);
   try {
-    impl_->drives = std::make_unique<gpu::emulated_drives>(dc);
+    impl_->drives = std::make_unique<emu::gpu::emulated_drives>(dc);
   } catch (const std::invalid_argument& e) {
     throw config_error("storage", e.what());
   }
@@ -187,9 +188,9 @@ void emulated_backend::open(const run_config& c) {
 }
 
 run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
-  gpu::emulated_drives& drives = *impl_->drives;
+  emu::gpu::emulated_drives& drives = *impl_->drives;
   if (hooks.verify) {
-    if (!gpu::timing_of(c.storage.model).moves_data) {
+    if (!emu::gpu::timing_of(c.storage.model).moves_data) {
       throw config_error("storage.model",
                          "--verify with the \"null\" model, which moves no data: allowed any "
                          "other model");
@@ -215,7 +216,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   nlohmann::json engine = nlohmann::json::array();
   std::uint64_t sq = 0, cq = 0, timeouts = 0;
   for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
-    const gpu::drive_stats& s = drives.stats()[i];
+    const emu::gpu::drive_stats& s = drives.stats()[i];
     out.per_ssd_ios.push_back(s.completed);
     engine.push_back({{"completed", s.completed},
                       {"errors", s.errors},

@@ -1,5 +1,6 @@
 // gpu_backends.hpp: the GPU backends of nvm-block-bench (CUDA builds only).
-//   emulated: storage.ssd_count GPU-emulated NVMe SSDs (bam::gpu::emulated_drives), GPU threads
+//   emulated: storage.ssd_count GPU-emulated NVMe SSDs (bam::emu::gpu::emulated_drives), GPU
+//   threads
 //             submit through their queues and wait (outstanding = 1, BaM's benchmark);
 //   zerocopy: GPU threads read/write pinned host media directly (the paper's DRAM-only target).
 // Both: one GPU kernel per run timed with CUDA events, per-command latency from %globaltimer.
@@ -7,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "bam/bench/backend.hpp"
+#include "bam/harness/backend.hpp"
 #include "gpu_io.hpp"
 
 namespace bam::tools {

@@ -8,18 +8,15 @@
 #include <string>
 #include <vector>
 
-#include "bam/bench/data_pattern.hpp"
 #include "bam/detail/clock.hpp"
-#include "bam/gpu/drive_io.hpp"
+#include "bam/detail/cuda.hpp"
+#include "bam/emu/gpu/drive_io.hpp"
+#include "bam/harness/data_pattern.hpp"
 #include "bam/nvme/prp.hpp"
 #include "gpu_io.hpp"
 
 namespace bam::tools {
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 constexpr std::uint32_t block_threads = 256;
 /// Global histograms per direction; block b merges into slot b % hist_slots.
@@ -130,7 +127,7 @@ __device__ bool time_left(const kernel_args& a, std::uint64_t start) {
 }
 
 __global__ void __launch_bounds__(block_threads)
-    emulated_kernel(gpu::drives_view v, kernel_args a) {
+    emulated_kernel(emu::gpu::drives_view v, kernel_args a) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
   block_state& s = *reinterpret_cast<block_state*>(raw);
   block_begin(s);
@@ -164,7 +161,8 @@ __global__ void __launch_bounds__(block_threads)
       const std::uint64_t lba = r.offset >> a.lba_shift;
       if (!r.read && a.verify) fill_pattern(buf, lba_size, pattern_seed, ssd, lba, nlb);
       const std::uint64_t t0 = now_ns();
-      const nvme::completion c = gpu::block_io(v, ssd, queue, !r.read, lba, nlb, prp, a.timeout_ns);
+      const nvme::completion c =
+          emu::gpu::block_io(v, ssd, queue, !r.read, lba, nlb, prp, a.timeout_ns);
       const std::uint64_t t1 = now_ns();
       if (!c.status().ok()) {
         ++errors;
@@ -259,23 +257,9 @@ __global__ void __launch_bounds__(block_threads) zerocopy_kernel(kernel_args a) 
 
 }  // namespace
 
-bool gpu_usable(std::string& why) {
-  int n = 0;
-  const cudaError_t e = cudaGetDeviceCount(&n);
-  if (e != cudaSuccess) {
-    why = cudaGetErrorString(e);
-    return false;
-  }
-  if (n == 0) {
-    why = "no CUDA device";
-    return false;
-  }
-  return true;
-}
-
 std::uint64_t gpu_free_memory() {
   std::size_t free = 0, total = 0;
-  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  cuda_check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
   return free;
 }
 
@@ -285,25 +269,27 @@ void pinned_deleter::operator()(std::byte* p) const {
 
 pinned_ptr alloc_pinned(std::uint64_t bytes) {
   void* p = nullptr;
-  check(cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
-        "cudaHostAlloc media");
+  cuda_check(cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+             "cudaHostAlloc media");
   return pinned_ptr(static_cast<std::byte*>(p));
 }
 
 std::byte* device_pointer(std::byte* pinned) {
   void* d = nullptr;
-  check(cudaHostGetDevicePointer(&d, pinned, 0), "cudaHostGetDevicePointer");
+  cuda_check(cudaHostGetDevicePointer(&d, pinned, 0), "cudaHostGetDevicePointer");
   return static_cast<std::byte*>(d);
 }
 
-std::vector<queue_totals> read_queue_totals(const gpu::drives_view& v) {
+std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_view& v) {
   std::vector<queue_pointers> qs(std::size_t{v.drives} * v.queues_per_drive);
-  check(cudaMemcpy(qs.data(), v.queues, qs.size() * sizeof(queue_pointers), cudaMemcpyDeviceToHost),
-        "copy queue pointers");
+  cuda_check(
+      cudaMemcpy(qs.data(), v.queues, qs.size() * sizeof(queue_pointers), cudaMemcpyDeviceToHost),
+      "copy queue pointers");
   std::vector<queue_totals> out(v.drives);
   for (std::size_t i = 0; i < qs.size(); ++i) {
     queue_counters c{};
-    check(cudaMemcpy(&c, qs[i].counters, sizeof c, cudaMemcpyDeviceToHost), "copy queue counters");
+    cuda_check(cudaMemcpy(&c, qs[i].counters, sizeof c, cudaMemcpyDeviceToHost),
+               "copy queue counters");
     queue_totals& o = out[i / v.queues_per_drive];
     o.sq_doorbell_writes += c.sq_doorbell_writes;
     o.cq_doorbell_writes += c.cq_doorbell_writes;
@@ -355,11 +341,11 @@ struct gpu_io_runner::impl {
     if (p.w.threads > max_threads || p.w.io_size != io_size) {
       throw std::logic_error("gpu_io_runner: run larger than the runner was sized for");
     }
-    check(cudaMemcpyAsync(hists, fresh, 2 * hist_slots * sizeof(latency_histogram),
-                          cudaMemcpyHostToDevice, stream),
-          "clear histograms");
-    check(cudaMemsetAsync(counters, 0, counter_words * sizeof(std::uint64_t), stream),
-          "clear counters");
+    cuda_check(cudaMemcpyAsync(hists, fresh, 2 * hist_slots * sizeof(latency_histogram),
+                               cudaMemcpyHostToDevice, stream),
+               "clear histograms");
+    cuda_check(cudaMemsetAsync(counters, 0, counter_words * sizeof(std::uint64_t), stream),
+               "clear counters");
     kernel_args a;
     a.w = p.w;
     a.ios = p.ios;
@@ -377,17 +363,17 @@ struct gpu_io_runner::impl {
   }
 
   gpu_io_result finish(const gpu_io_params& p) {
-    check(cudaGetLastError(), "launch");
-    check(cudaEventRecord(end, stream), "record");
-    check(cudaMemcpyAsync(back, hists, 2 * hist_slots * sizeof(latency_histogram),
-                          cudaMemcpyDeviceToHost, stream),
-          "copy histograms");
-    check(cudaMemcpyAsync(back_counters, counters, counter_words * sizeof(std::uint64_t),
-                          cudaMemcpyDeviceToHost, stream),
-          "copy counters");
-    check(cudaStreamSynchronize(stream), "kernel");
+    cuda_check(cudaGetLastError(), "launch");
+    cuda_check(cudaEventRecord(end, stream), "record");
+    cuda_check(cudaMemcpyAsync(back, hists, 2 * hist_slots * sizeof(latency_histogram),
+                               cudaMemcpyDeviceToHost, stream),
+               "copy histograms");
+    cuda_check(cudaMemcpyAsync(back_counters, counters, counter_words * sizeof(std::uint64_t),
+                               cudaMemcpyDeviceToHost, stream),
+               "copy counters");
+    cuda_check(cudaStreamSynchronize(stream), "kernel");
     float ms = 0;
-    check(cudaEventElapsedTime(&ms, begin, end), "elapsed");
+    cuda_check(cudaEventElapsedTime(&ms, begin, end), "elapsed");
     gpu_io_result r;
     for (std::uint32_t i = 0; i < hist_slots; ++i) {
       r.read_lat.merge(back[i]);
@@ -417,27 +403,28 @@ gpu_io_runner::gpu_io_runner(std::uint32_t max_threads, std::uint64_t io_size)
   m.max_threads = max_threads;
   m.io_size = io_size;
   const std::uint64_t stride = buffer_stride(io_size);
-  check(cudaMalloc(&m.buffer_block, std::uint64_t{max_threads} * stride + page),
-        "cudaMalloc I/O buffers");
+  cuda_check(cudaMalloc(&m.buffer_block, std::uint64_t{max_threads} * stride + page),
+             "cudaMalloc I/O buffers");
   m.buffers = impl::page_align(m.buffer_block);
   if (needs_list(io_size)) {
-    check(cudaMalloc(&m.list_block, std::uint64_t{max_threads} * page + page),
-          "cudaMalloc PRP lists");
+    cuda_check(cudaMalloc(&m.list_block, std::uint64_t{max_threads} * page + page),
+               "cudaMalloc PRP lists");
     m.lists = reinterpret_cast<std::uint64_t*>(impl::page_align(m.list_block));
   }
-  check(cudaMalloc(&m.media, counted_ssds * sizeof(std::byte*)), "cudaMalloc media table");
-  check(cudaMemset(m.media, 0, counted_ssds * sizeof(std::byte*)), "clear media table");
+  cuda_check(cudaMalloc(&m.media, counted_ssds * sizeof(std::byte*)), "cudaMalloc media table");
+  cuda_check(cudaMemset(m.media, 0, counted_ssds * sizeof(std::byte*)), "clear media table");
   const std::size_t hist_bytes = 2 * hist_slots * sizeof(latency_histogram);
-  check(cudaMalloc(&m.hists, hist_bytes), "cudaMalloc histograms");
-  check(cudaMalloc(&m.counters, counter_words * sizeof(std::uint64_t)), "cudaMalloc counters");
-  check(cudaMallocHost(&m.fresh, hist_bytes), "cudaMallocHost");
-  check(cudaMallocHost(&m.back, hist_bytes), "cudaMallocHost");
-  check(cudaMallocHost(&m.back_counters, counter_words * sizeof(std::uint64_t)), "cudaMallocHost");
+  cuda_check(cudaMalloc(&m.hists, hist_bytes), "cudaMalloc histograms");
+  cuda_check(cudaMalloc(&m.counters, counter_words * sizeof(std::uint64_t)), "cudaMalloc counters");
+  cuda_check(cudaMallocHost(&m.fresh, hist_bytes), "cudaMallocHost");
+  cuda_check(cudaMallocHost(&m.back, hist_bytes), "cudaMallocHost");
+  cuda_check(cudaMallocHost(&m.back_counters, counter_words * sizeof(std::uint64_t)),
+             "cudaMallocHost");
   for (std::uint32_t i = 0; i < 2 * hist_slots; ++i)
     new (m.fresh + i) latency_histogram{};
-  check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "stream");
-  check(cudaEventCreate(&m.begin), "event");
-  check(cudaEventCreate(&m.end), "event");
+  cuda_check(cudaStreamCreateWithFlags(&m.stream, cudaStreamNonBlocking), "stream");
+  cuda_check(cudaEventCreate(&m.begin), "event");
+  cuda_check(cudaEventCreate(&m.end), "event");
 }
 
 gpu_io_runner::~gpu_io_runner() = default;
@@ -449,15 +436,15 @@ std::uint64_t gpu_io_runner::io_size() const {
 }
 
 void gpu_io_runner::preload() {
-  check(gpu::preload_kernel(emulated_kernel), "preload emulated_kernel");
-  check(gpu::preload_kernel(zerocopy_kernel), "preload zerocopy_kernel");
+  cuda_check(preload_kernel(emulated_kernel), "preload emulated_kernel");
+  cuda_check(preload_kernel(zerocopy_kernel), "preload zerocopy_kernel");
 }
 
-gpu_io_result gpu_io_runner::run_emulated(const gpu::drives_view& v, const gpu_io_params& p) {
+gpu_io_result gpu_io_runner::run_emulated(const emu::gpu::drives_view& v, const gpu_io_params& p) {
   impl& m = *impl_;
   const kernel_args a = m.args(p);
   const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
-  check(cudaEventRecord(m.begin, m.stream), "record");
+  cuda_check(cudaEventRecord(m.begin, m.stream), "record");
   emulated_kernel<<<grid, block_threads, 0, m.stream>>>(v, a);
   return m.finish(p);
 }
@@ -468,12 +455,12 @@ gpu_io_result gpu_io_runner::run_zerocopy(const std::vector<std::byte*>& media,
   if (media.size() > counted_ssds || media.size() < p.w.ssd_count) {
     throw std::logic_error("gpu_io_runner: media table does not match ssd_count");
   }
-  check(cudaMemcpyAsync(m.media, media.data(), media.size() * sizeof(std::byte*),
-                        cudaMemcpyHostToDevice, m.stream),
-        "copy media table");
+  cuda_check(cudaMemcpyAsync(m.media, media.data(), media.size() * sizeof(std::byte*),
+                             cudaMemcpyHostToDevice, m.stream),
+             "copy media table");
   const kernel_args a = m.args(p);
   const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
-  check(cudaEventRecord(m.begin, m.stream), "record");
+  cuda_check(cudaEventRecord(m.begin, m.stream), "record");
   zerocopy_kernel<<<grid, block_threads, 0, m.stream>>>(a);
   return m.finish(p);
 }

@@ -10,14 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "bam/bench/workload.hpp"
-#include "bam/gpu/emulated_drives.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/harness/workload.hpp"
 #include "bam/report/latency_histogram.hpp"
 
 namespace bam::tools {
 
-/// True when a CUDA device is usable; otherwise `why` says what is missing.
-bool gpu_usable(std::string& why);
 /// Device memory free now (bytes).
 std::uint64_t gpu_free_memory();
 
@@ -58,7 +56,7 @@ class gpu_io_runner {
   /// Thread t: warp w = t / 32 uses queue (w / drives) % queues_per_drive of its SSD; random
   /// pattern: the SSD is w % drives (all lanes of a warp on one queue, as bam-gpu-bench's warp
   /// mapping); sequential: the SSD of the I/O (io_stream's striping).
-  gpu_io_result run_emulated(const gpu::drives_view& v, const gpu_io_params& p);
+  gpu_io_result run_emulated(const emu::gpu::drives_view& v, const gpu_io_params& p);
   /// media[s]: device-accessible pointer to SSD s's media (pinned, mapped host memory). The
   /// lanes of a warp copy their 32 I/Os together (coalesced); each I/O's latency is its warp's
   /// round.
@@ -82,6 +80,6 @@ std::byte* device_pointer(std::byte* pinned);
 struct queue_totals {
   std::uint64_t sq_doorbell_writes = 0, cq_doorbell_writes = 0, timeouts = 0, late_completions = 0;
 };
-std::vector<queue_totals> read_queue_totals(const gpu::drives_view& v);
+std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_view& v);
 
 }  // namespace bam::tools

@@ -9,15 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "bam/detail/cuda.hpp"
 #include "gpu_staging.hpp"
 
 namespace bam::tools {
-namespace {
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-}  // namespace
-
 struct gpu_staging::impl {
   bool pinned = false;
   std::vector<void*> host;
@@ -43,7 +38,7 @@ gpu_staging::gpu_staging(std::size_t slots, std::size_t slot_bytes, bool copy)
   for (std::size_t i = 0; i < slots; ++i) {
     void* p = nullptr;
     if (impl_->pinned) {
-      check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+      cuda_check(cudaHostAlloc(&p, bytes, cudaHostAllocDefault), "cudaHostAlloc");
     } else {
       p = std::aligned_alloc(4096, bytes);
       if (p == nullptr) throw std::bad_alloc();
@@ -51,13 +46,13 @@ gpu_staging::gpu_staging(std::size_t slots, std::size_t slot_bytes, bool copy)
     impl_->host.push_back(p);
     if (copy) {
       void* d = nullptr;
-      check(cudaMalloc(&d, bytes), "cudaMalloc");
+      cuda_check(cudaMalloc(&d, bytes), "cudaMalloc");
       impl_->device.push_back(d);
       cudaStream_t s{};
-      check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+      cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
       impl_->streams.push_back(s);
       cudaEvent_t e{};
-      check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+      cuda_check(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
       impl_->events.push_back(e);
     }
   }
@@ -86,16 +81,16 @@ void* gpu_staging::slot(std::size_t i) const {
 }
 
 void gpu_staging::start_copy(std::size_t i, std::size_t bytes) {
-  check(cudaMemcpyAsync(impl_->device[i], impl_->host[i], bytes, cudaMemcpyHostToDevice,
-                        impl_->streams[i]),
-        "cudaMemcpyAsync");
-  check(cudaEventRecord(impl_->events[i], impl_->streams[i]), "cudaEventRecord");
+  cuda_check(cudaMemcpyAsync(impl_->device[i], impl_->host[i], bytes, cudaMemcpyHostToDevice,
+                             impl_->streams[i]),
+             "cudaMemcpyAsync");
+  cuda_check(cudaEventRecord(impl_->events[i], impl_->streams[i]), "cudaEventRecord");
 }
 
 bool gpu_staging::copy_done(std::size_t i) {
   const cudaError_t e = cudaEventQuery(impl_->events[i]);
   if (e == cudaErrorNotReady) return false;
-  check(e, "cudaEventQuery");
+  cuda_check(e, "cudaEventQuery");
   return true;
 }
 
@@ -103,13 +98,13 @@ double gpu_staging::measure_h2d_bandwidth(std::size_t bytes) {
   if (!available()) return 0.0;
   void* h = nullptr;
   void* d = nullptr;
-  check(cudaHostAlloc(&h, bytes, cudaHostAllocDefault), "cudaHostAlloc");
-  check(cudaMalloc(&d, bytes), "cudaMalloc");
-  check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");  // warm up
+  cuda_check(cudaHostAlloc(&h, bytes, cudaHostAllocDefault), "cudaHostAlloc");
+  cuda_check(cudaMalloc(&d, bytes), "cudaMalloc");
+  cuda_check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");  // warm up
   const int reps = 5;
   const auto t0 = std::chrono::steady_clock::now();
   for (int r = 0; r < reps; ++r)
-    check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
+    cuda_check(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "cudaMemcpy");
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   cudaFree(d);
   cudaFreeHost(h);

@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "bam/bench/ceilings.hpp"
+#include "bam/harness/ceilings.hpp"
 #include "bam/queue/doorbell.hpp"
 #include "queue_runner.hpp"
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "bam/bench/backend.hpp"
-#include "bam/bench/host_controllers.hpp"
+#include "bam/harness/backend.hpp"
+#include "bam/harness/host_controllers.hpp"
 
 namespace bam::tools {
 

@@ -1,9 +1,9 @@
 // nvm-block-bench: raw block I/O benchmark (BaM paper §4.3) over the shared config and reports.
 // Backends: host (CPU threads drive BaM queues against host emulated controllers), uring (the
 // CPU-orchestrated io_uring baseline); the GPU backends plug in through bam::backend. The main
-// loop (sweeps, repeats, reports) is the shared one of bam/bench/tool_main.hpp.
+// loop (sweeps, repeats, reports) is the shared one of bam/harness/tool_main.hpp.
 #include "backends.hpp"
-#include "bam/bench/tool_main.hpp"
+#include "bam/harness/tool_main.hpp"
 #if BAM_HAVE_CUDA && !BAM_NO_GPU_INFO  // the static build for the QEMU guest has no CUDA runtime
 #include "bam/report/gpu_info.hpp"
 #endif

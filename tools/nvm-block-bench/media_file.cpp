@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "bam/bench/data_pattern.hpp"
+#include "bam/harness/data_pattern.hpp"
 
 namespace bam::tools {
 

@@ -1,5 +1,5 @@
 // media_file.hpp: the media file of the file baselines (uring, cufile): created or extended to
-// the configured size, the new part filled with the data pattern (bam/bench/data_pattern.hpp).
+// the configured size, the new part filled with the data pattern (bam/harness/data_pattern.hpp).
 #pragma once
 #include <cstdint>
 #include <string>

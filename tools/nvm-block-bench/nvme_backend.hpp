@@ -4,8 +4,8 @@
 #pragma once
 #include <memory>
 
-#include "bam/bench/backend.hpp"
-#include "bam/bench/kmod_controllers.hpp"
+#include "bam/harness/backend.hpp"
+#include "bam/harness/kmod_controllers.hpp"
 
 namespace bam::tools {
 

@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "bam/bench/data_pattern.hpp"
-#include "bam/bench/workload.hpp"
 #include "bam/detail/clock.hpp"
+#include "bam/harness/data_pattern.hpp"
+#include "bam/harness/workload.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/nvme/names.hpp"
 #include "bam/nvme/prp.hpp"

@@ -4,9 +4,9 @@
 #pragma once
 #include <vector>
 
-#include "bam/bench/backend.hpp"
 #include "bam/dma.hpp"
 #include "bam/driver/controller_driver.hpp"
+#include "bam/harness/backend.hpp"
 
 namespace bam::tools {
 

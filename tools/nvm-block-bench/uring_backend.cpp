@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
-#include "bam/bench/ceilings.hpp"
-#include "bam/bench/data_pattern.hpp"
-#include "bam/bench/workload.hpp"
 #include "bam/detail/clock.hpp"
+#include "bam/harness/ceilings.hpp"
+#include "bam/harness/data_pattern.hpp"
+#include "bam/harness/workload.hpp"
 #include "cpu_threads.hpp"
 #include "gpu_staging.hpp"
 #include "media_file.hpp"

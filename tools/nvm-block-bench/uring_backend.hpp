@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "bam/bench/backend.hpp"
+#include "bam/harness/backend.hpp"
 
 namespace bam::tools {
 

@@ -6,8 +6,8 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/nvme/spec.hpp"
 
 namespace bam {

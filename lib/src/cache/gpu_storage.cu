@@ -1,5 +1,5 @@
 // GPU storage policy of the cache (bam/cache/gpu_storage.hpp): GPU memory for slots, PRP lists
-// and metadata; bus addresses are GPU virtual addresses (what gpu::emulated_drives reads).
+// and metadata; bus addresses are GPU virtual addresses (what emu::gpu::emulated_drives reads).
 #include <cuda_runtime.h>
 
 #include <stdexcept>
@@ -21,7 +21,7 @@ std::byte* align_page(std::byte* p) {
 
 }  // namespace
 
-gpu_cache_storage::gpu_cache_storage(const cache_config& cfg, const gpu::drives_view& drives)
+gpu_cache_storage::gpu_cache_storage(const cache_config& cfg, const emu::gpu::drives_view& drives)
     : cfg_(cfg), drives_(drives) {
   if (drives.drives == 0 || drives.drives > cache_max_ssds)
     throw std::invalid_argument("gpu cache: 1 to 32 drives");
@@ -33,11 +33,11 @@ gpu_cache_storage::gpu_cache_storage(const cache_config& cfg, const gpu::drives_
   capacity_ = map_.capacity(drives.lbas);
 
   cudaStream_t s = nullptr;
-  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "gpu cache: stream");
   stream_ = s;
   slot_bytes_ = cfg.slots * cfg.line_bytes;
-  check(cudaMalloc(&slots_alloc_, slot_bytes_ + page), "slots");
-  check(cudaMemset(slots_alloc_, 0, slot_bytes_ + page), "slots");
+  cuda_check(cudaMalloc(&slots_alloc_, slot_bytes_ + page), "gpu cache: slots");
+  cuda_check(cudaMemset(slots_alloc_, 0, slot_bytes_ + page), "gpu cache: slots");
   slots_ = align_page(slots_alloc_);
 
   const std::uint32_t per_slot = slot_list_pages(cfg.line_bytes);
@@ -45,7 +45,7 @@ gpu_cache_storage::gpu_cache_storage(const cache_config& cfg, const gpu::drives_
   std::vector<std::byte> lists_host(list_bytes);
   std::byte* lists = nullptr;
   if (per_slot != 0) {
-    check(cudaMalloc(&lists_alloc_, list_bytes + page), "PRP lists");
+    cuda_check(cudaMalloc(&lists_alloc_, list_bytes + page), "gpu cache: PRP lists");
     lists = align_page(lists_alloc_);
   }
   const std::vector<nvme::prp_pair> prps = build_slot_prps(
@@ -56,13 +56,14 @@ gpu_cache_storage::gpu_cache_storage(const cache_config& cfg, const gpu::drives_
       },
       lists_host.data(), static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(lists)));
   if (per_slot != 0)
-    check(cudaMemcpy(lists, lists_host.data(), list_bytes, cudaMemcpyHostToDevice), "PRP lists");
-  check(cudaMalloc(&prps_, prps.size() * sizeof(nvme::prp_pair)), "PRP table");
-  check(
+    cuda_check(cudaMemcpy(lists, lists_host.data(), list_bytes, cudaMemcpyHostToDevice),
+               "gpu cache: PRP lists");
+  cuda_check(cudaMalloc(&prps_, prps.size() * sizeof(nvme::prp_pair)), "gpu cache: PRP table");
+  cuda_check(
       cudaMemcpy(prps_, prps.data(), prps.size() * sizeof(nvme::prp_pair), cudaMemcpyHostToDevice),
-      "PRP table");
+      "gpu cache: PRP table");
   prp_bytes_ = list_bytes + prps.size() * sizeof(nvme::prp_pair);
-  check(cudaMalloc(&errors_, sizeof(unsigned)), "flush errors");
+  cuda_check(cudaMalloc(&errors_, sizeof(unsigned)), "gpu cache: flush errors");
 }
 
 gpu_cache_storage::~gpu_cache_storage() {
@@ -87,8 +88,8 @@ gpu_cache_storage::ref_type gpu_cache_storage::ref() const {
 
 void* gpu_cache_storage::allocate_zeroed(std::size_t bytes) const {
   void* p = nullptr;
-  check(cudaMalloc(&p, bytes), "metadata");
-  check(cudaMemset(p, 0, bytes), "metadata");
+  cuda_check(cudaMalloc(&p, bytes), "gpu cache: metadata");
+  cuda_check(cudaMemset(p, 0, bytes), "gpu cache: metadata");
   return p;
 }
 
@@ -98,14 +99,15 @@ void gpu_cache_storage::deallocate(void* p) const noexcept {
 
 void gpu_cache_storage::read_counters(cache_counters& out, const cache_counters* in) const {
   auto s = static_cast<cudaStream_t>(stream_);
-  check(cudaMemcpyAsync(&out, in, sizeof out, cudaMemcpyDeviceToHost, s), "counters");
-  check(cudaStreamSynchronize(s), "counters");
+  cuda_check(cudaMemcpyAsync(&out, in, sizeof out, cudaMemcpyDeviceToHost, s),
+             "gpu cache: counters");
+  cuda_check(cudaStreamSynchronize(s), "gpu cache: counters");
 }
 
 void gpu_cache_storage::zero_counters(cache_counters* c) const {
   auto s = static_cast<cudaStream_t>(stream_);
-  check(cudaMemsetAsync(c, 0, sizeof(cache_counters), s), "counters");
-  check(cudaStreamSynchronize(s), "counters");
+  cuda_check(cudaMemsetAsync(c, 0, sizeof(cache_counters), s), "gpu cache: counters");
+  cuda_check(cudaStreamSynchronize(s), "gpu cache: counters");
 }
 
 }  // namespace bam

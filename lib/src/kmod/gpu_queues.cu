@@ -8,14 +8,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "bam/detail/cuda.hpp"
 #include "bam/kmod/gpu_queues.hpp"
 
 namespace bam {
 namespace {
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
 
 constexpr std::size_t round128(std::size_t n) {
   return (n + 127) / 128 * 128;
@@ -58,9 +55,9 @@ kmod_gpu_queues::kmod_gpu_queues(kmod_controller& ctrl, const kmod_gpu_queue_opt
   at += round128(n * sizeof(queue_pointers));
   const std::size_t ordering_at = at;
   at += sizeof(ordering_state);
-  check(cudaMalloc(&state_block_, at), "cudaMalloc(queue bookkeeping)");
+  cuda_check(cudaMalloc(&state_block_, at), "cudaMalloc(queue bookkeeping)");
   try {
-    check(cudaMemset(state_block_, 0, at), "cudaMemset(queue bookkeeping)");
+    cuda_check(cudaMemset(state_block_, 0, at), "cudaMemset(queue bookkeeping)");
     auto* base = static_cast<std::byte*>(state_block_);
     std::vector<queue_pointers> host(n);
     for (std::uint32_t i = 0; i < n; ++i) {
@@ -77,8 +74,9 @@ kmod_gpu_queues::kmod_gpu_queues(kmod_controller& ctrl, const kmod_gpu_queue_opt
       queue_state_layout(p.entries(), p.entries()).place(base + offsets[i], q);
     }
     auto* pointers = reinterpret_cast<queue_pointers*>(base + pointers_at);
-    check(cudaMemcpy(pointers, host.data(), n * sizeof(queue_pointers), cudaMemcpyHostToDevice),
-          "cudaMemcpy(queue pointers)");
+    cuda_check(
+        cudaMemcpy(pointers, host.data(), n * sizeof(queue_pointers), cudaMemcpyHostToDevice),
+        "cudaMemcpy(queue pointers)");
     view_.queues = pointers;
     view_.count = opts.pairs;
     view_.lba_size = info.lba_size;
@@ -104,8 +102,8 @@ kmod_gpu_queues::~kmod_gpu_queues() {
 ordering_state kmod_gpu_queues::ordering_snapshot() const {
   ordering_state st{};
   if (view_.ordering != nullptr)
-    check(cudaMemcpy(&st, view_.ordering, sizeof st, cudaMemcpyDeviceToHost),
-          "cudaMemcpy(ordering state)");
+    cuda_check(cudaMemcpy(&st, view_.ordering, sizeof st, cudaMemcpyDeviceToHost),
+               "cudaMemcpy(ordering state)");
   return st;
 }
 

@@ -6,30 +6,25 @@
 #include <stdexcept>
 #include <string>
 
+#include "bam/detail/cuda.hpp"
 #include "bam/kmod/kmod_gpu.hpp"
 #include "bam/nvme/spec.hpp"
 
 namespace bam {
 namespace {
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-  }
-}
-
 constexpr std::size_t gpu_page = std::size_t{1} << 16;
 
 }  // namespace
 
 kmod_gpu_bar::kmod_gpu_bar(const kmod_device& dev) : host_base_(dev.bar().base()) {
-  check(cudaHostRegister(host_base_, dev.bar().size(),
-                         cudaHostRegisterIoMemory | cudaHostRegisterMapped),
-        "cudaHostRegister(BAR0, IoMemory)");
+  cuda_check(cudaHostRegister(host_base_, dev.bar().size(),
+                              cudaHostRegisterIoMemory | cudaHostRegisterMapped),
+             "cudaHostRegister(BAR0, IoMemory)");
   const cudaError_t e = cudaHostGetDevicePointer(&device_base_, host_base_, 0);
   if (e != cudaSuccess) {
     cudaHostUnregister(host_base_);
-    check(e, "cudaHostGetDevicePointer(BAR0)");
+    cuda_check(e, "cudaHostGetDevicePointer(BAR0)");
   }
 }
 
@@ -61,13 +56,13 @@ dma_region kmod_gpu_allocator::allocate(std::size_t bytes) {
   const std::size_t size = std::max<std::size_t>((bytes + gpu_page - 1) / gpu_page, 1) * gpu_page;
   block b;
   // nv-p2p pins whole 64 KiB GPU pages: over-allocate and align.
-  check(cudaMalloc(&b.raw, size + gpu_page), "cudaMalloc(queue memory)");
+  cuda_check(cudaMalloc(&b.raw, size + gpu_page), "cudaMalloc(queue memory)");
   const auto raw = reinterpret_cast<std::uintptr_t>(b.raw);
   b.aligned = reinterpret_cast<void*>((raw + gpu_page - 1) / gpu_page * gpu_page);
   dma_region r;
   try {
-    check(cudaMemset(b.aligned, 0, size), "cudaMemset(queue memory)");
-    check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+    cuda_check(cudaMemset(b.aligned, 0, size), "cudaMemset(queue memory)");
+    cuda_check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
     kmod_mapping m = dev_->map_gpu(reinterpret_cast<std::uint64_t>(b.aligned), size);
     b.handle = m.handle;
     r.vaddr = b.aligned;

@@ -8,15 +8,11 @@
 #include <stdexcept>
 #include <string>
 
+#include "bam/detail/hash.hpp"
+
 namespace bam::guest {
 
 namespace {
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ull;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
 std::uint64_t word_of(std::uint64_t lba, std::uint64_t gen, std::uint64_t tag, std::size_t i) {
   switch (i) {
     case 0:
@@ -26,7 +22,7 @@ std::uint64_t word_of(std::uint64_t lba, std::uint64_t gen, std::uint64_t tag, s
     case 2:
       return tag;
     default:
-      return mix(lba * 0x100000001b3ull ^ (gen << 40) ^ (tag << 20) ^ i);
+      return bam::mix64(lba * 0x100000001b3ull ^ (gen << 40) ^ (tag << 20) ^ i);
   }
 }
 }  // namespace

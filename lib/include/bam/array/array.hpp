@@ -9,8 +9,8 @@
 #include "bam/array/element_access.hpp"
 #include "bam/array/range.hpp"
 #include "bam/array/warp.hpp"
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

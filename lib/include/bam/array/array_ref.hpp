@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "bam/array/array.hpp"
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

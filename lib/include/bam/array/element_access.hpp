@@ -8,8 +8,8 @@
 #pragma once
 #include <type_traits>
 
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

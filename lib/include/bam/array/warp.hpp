@@ -7,7 +7,7 @@
 #include <cstdint>
 
 #include "bam/cache/cache_ref.hpp"
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

@@ -1,7 +1,7 @@
 // bam/cache/cache.hpp: API. Owner of a BaM software cache: its metadata (8 bytes per dataset
 // line + 16 per slot, allocated once at construction) over a storage policy that owns the slots
 // (host_cache_storage: host memory and host controllers; gpu_cache_storage: GPU memory and
-// gpu::emulated_drives). Threads use ref() (or a bam::array over it).
+// emu::gpu::emulated_drives). Threads use ref() (or a bam::array over it).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -77,7 +77,7 @@ class cache {
     return storage_.flush(ref(), first_line, last_line);
   }
 
-  /// GPU: loads the cache's own kernels (flush); call before gpu::emulated_drives::start().
+  /// GPU: loads the cache's own kernels (flush); call before emu::gpu::emulated_drives::start().
   static void preload() { Storage::template preload<ref_type>(); }
 
  private:

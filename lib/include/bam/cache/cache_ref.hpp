@@ -8,8 +8,8 @@
 
 #include "bam/cache/cache_stats.hpp"
 #include "bam/cache/line_state.hpp"
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

@@ -7,8 +7,8 @@
 #include <atomic>
 #endif
 
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

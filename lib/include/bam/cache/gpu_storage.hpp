@@ -1,21 +1,18 @@
 // bam/cache/gpu_storage.hpp: API. The cache's storage policy for GPU threads: slots, their PRP
 // lists and the metadata in GPU memory, lines moved through the device_doorbell queues of
-// gpu::emulated_drives. Construct the cache (and call cache::preload()) before
+// emu::gpu::emulated_drives. Construct the cache (and call cache::preload()) before
 // emulated_drives::start(): construction uses cudaMalloc, which must not run beside the engine.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #if defined(__CUDACC__)
-#include <cuda_runtime.h>
-
-#include <stdexcept>
-#include <string>
+#include "bam/detail/cuda.hpp"
 #endif
 
 #include "bam/cache/cache_config.hpp"
 #include "bam/cache/cache_stats.hpp"
 #include "bam/cache/queue_storage.hpp"
-#include "bam/gpu/emulated_drives.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
 
 namespace bam {
 
@@ -45,7 +42,7 @@ class gpu_cache_storage {
   /// Allocates the slots (GPU memory), their PRP lists and the PRP table, and a non-blocking
   /// stream for the cache's own kernels and copies. Throws std::invalid_argument for a bad
   /// line size and std::runtime_error on CUDA errors.
-  gpu_cache_storage(const cache_config& cfg, const gpu::drives_view& drives);
+  gpu_cache_storage(const cache_config& cfg, const emu::gpu::drives_view& drives);
   ~gpu_cache_storage();
   gpu_cache_storage(const gpu_cache_storage&) = delete;
   gpu_cache_storage& operator=(const gpu_cache_storage&) = delete;
@@ -71,35 +68,34 @@ class gpu_cache_storage {
   template <class CacheRef>
   bool flush(const CacheRef& c, std::uint64_t first_line, std::uint64_t last_line) const {
     auto s = static_cast<cudaStream_t>(stream_);
-    check(cudaMemsetAsync(errors_, 0, sizeof(unsigned), s), "flush");
+    cuda_check(cudaMemsetAsync(errors_, 0, sizeof(unsigned), s), "gpu cache: flush");
     std::uint64_t blocks = (c.slots() + 255) / 256;
     if (blocks > 1024) blocks = 1024;
     detail::cache_flush_slots_kernel<<<static_cast<unsigned>(blocks), 256, 0, s>>>(
         c, first_line, last_line, errors_);
-    check(cudaGetLastError(), "flush slots kernel");
+    cuda_check(cudaGetLastError(), "gpu cache: flush slots kernel");
     detail::cache_flush_ssds_kernel<<<1, 32, 0, s>>>(c, errors_);
-    check(cudaGetLastError(), "flush ssds kernel");
+    cuda_check(cudaGetLastError(), "gpu cache: flush ssds kernel");
     unsigned errors = 0;
-    check(cudaMemcpyAsync(&errors, errors_, sizeof errors, cudaMemcpyDeviceToHost, s), "flush");
-    check(cudaStreamSynchronize(s), "flush");
+    cuda_check(cudaMemcpyAsync(&errors, errors_, sizeof errors, cudaMemcpyDeviceToHost, s),
+               "gpu cache: flush");
+    cuda_check(cudaStreamSynchronize(s), "gpu cache: flush");
     return errors == 0;
   }
   /// Loads the flush kernels (lazy module loading would otherwise wait for the engine).
   template <class CacheRef>
   static void preload() {
     cudaFuncAttributes a{};
-    check(cudaFuncGetAttributes(&a, detail::cache_flush_slots_kernel<CacheRef>), "preload");
-    check(cudaFuncGetAttributes(&a, detail::cache_flush_ssds_kernel<CacheRef>), "preload");
-  }
-  static void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess)
-      throw std::runtime_error(std::string("gpu cache: ") + what + ": " + cudaGetErrorString(e));
+    cuda_check(cudaFuncGetAttributes(&a, detail::cache_flush_slots_kernel<CacheRef>),
+               "gpu cache: preload");
+    cuda_check(cudaFuncGetAttributes(&a, detail::cache_flush_ssds_kernel<CacheRef>),
+               "gpu cache: preload");
   }
 #endif
 
  private:
   cache_config cfg_;
-  gpu::drives_view drives_{};
+  emu::gpu::drives_view drives_{};
   line_map map_{};
   std::uint64_t capacity_ = 0;
   std::byte* slots_alloc_ = nullptr;  ///< cudaMalloc'd, slots_ is its first page boundary

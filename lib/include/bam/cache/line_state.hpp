@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam::line_state {
 

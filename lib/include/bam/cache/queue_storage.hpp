@@ -1,7 +1,8 @@
 // bam/cache/queue_storage.hpp: API. The storage side of the cache as seen by its threads: moves
 // whole lines between cache slots and NVMe SSDs through BaM queue pairs, with the PRPs of every
 // slot prepared at construction. One source for host threads (memory_doorbell queues of host
-// emulated or real controllers) and GPU threads (device_doorbell queues of gpu::emulated_drives).
+// emulated or real controllers) and GPU threads (device_doorbell queues of
+// emu::gpu::emulated_drives).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +12,7 @@
 
 #include "bam/cache/cache_config.hpp"
 #include "bam/cache/cache_stats.hpp"
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/queue/queue_pair_ref.hpp"
 

@@ -12,7 +12,7 @@
 #include <thread>
 #endif
 
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

@@ -7,7 +7,7 @@
 #include <chrono>
 #endif
 
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

@@ -7,7 +7,7 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/nvme/prp.hpp"
 #include "bam/nvme/spec.hpp"
 

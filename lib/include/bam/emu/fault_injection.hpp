@@ -4,7 +4,8 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
+#include "bam/detail/hash.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/nvme/spec.hpp"
 
 namespace bam::emu {
@@ -28,17 +29,10 @@ struct fault_plan {
   nvme::status error_status = nvme::sc::unrecovered_read_error;
   bool any = false;
 
-  /// SplitMix64 finaliser: a well-mixed hash of the command key.
-  BAM_HD static constexpr std::uint64_t mix(std::uint64_t x) {
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-  }
   /// The fate of the command identified by `key` (e.g. queue and virtual SQ position).
   BAM_HD constexpr fault_action decide(std::uint64_t key) const {
     if (!any) return fault_action::none;
-    const std::uint64_t u = mix(key ^ seed);
+    const std::uint64_t u = mix64(key ^ seed);
     if (u < drop_below) return fault_action::drop;
     if (u < error_below) return fault_action::error;
     if (u < delay_below) return fault_action::delay;

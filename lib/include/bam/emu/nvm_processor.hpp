@@ -7,7 +7,7 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/emu/dma_transfer.hpp"
 #include "bam/nvme/spec.hpp"
 

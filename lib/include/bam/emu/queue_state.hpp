@@ -4,8 +4,8 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/nvme/spec.hpp"
 
 namespace bam::emu {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/driver/io_queue_pair.hpp"
 #include "bam/kmod/kmod_controller.hpp"
 #include "bam/kmod/kmod_gpu.hpp"

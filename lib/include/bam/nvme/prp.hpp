@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/nvme/spec.hpp"
 
 namespace bam::nvme {

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "bam/config.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam::nvme {
 

@@ -7,9 +7,9 @@
 
 #include <cstdint>
 
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
 #include "bam/detail/clock.hpp"
+#include "bam/detail/macros.hpp"
 #include "bam/nvme/spec.hpp"
 #include "bam/queue/doorbell.hpp"
 #include "bam/queue/queue_state.hpp"

@@ -5,8 +5,8 @@
 #pragma once
 #include <cstdint>
 
-#include "bam/config.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/macros.hpp"
 
 namespace bam {
 

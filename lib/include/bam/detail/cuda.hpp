@@ -1,0 +1,45 @@
+// bam/detail/cuda.hpp: API (CUDA builds only). The one CUDA error check of bamkit and the small
+// runtime helpers every GPU owner needs: whether a device is usable, and loading a kernel's
+// module before a persistent kernel (the GPU-emulated drives' engine) occupies the device.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace bam {
+
+/// Throws std::runtime_error("<what>: <CUDA's message>") unless `e` is cudaSuccess.
+inline void cuda_check(cudaError_t e, std::string_view what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+/// True when a CUDA device is usable; otherwise `why` says what is missing (and the runtime's
+/// sticky "no device" error is cleared).
+inline bool cuda_device_usable(std::string& why) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    why = cudaGetErrorString(e);
+    cudaGetLastError();
+    return false;
+  }
+  if (n == 0) {
+    why = "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+/// Loads `kernel`'s module now. Call it for every application kernel before a persistent
+/// kernel starts (emu::gpu::emulated_drives::start()): with lazy module loading (CUDA's
+/// default), the first launch of a kernel may wait for the whole device to go idle, which never
+/// happens while the engine runs.
+template <class Kernel>
+inline cudaError_t preload_kernel(Kernel kernel) {
+  cudaFuncAttributes a{};
+  return cudaFuncGetAttributes(&a, kernel);
+}
+
+}  // namespace bam

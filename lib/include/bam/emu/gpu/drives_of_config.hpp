@@ -1,0 +1,22 @@
+// bam/emu/gpu/drives_of_config.hpp: API. The GPU-emulated SSDs a run_config describes (storage.*,
+// queues.*): the engine's timing model of storage.model and the emu::gpu::drives_config the tools'
+// `emulated` backends construct emu::gpu::emulated_drives from. Host code, no CUDA needed.
+#pragma once
+#include "bam/config/run_config.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/emu/timing_model.hpp"
+
+namespace bam::emu::gpu {
+
+/// The engine's timing model for storage.model (a preset, a model file or an inline model,
+/// resolved through the one preset table; `null` moves no data). Throws config_error for an
+/// unknown preset.
+emu::timing_model timing_of(const model_spec& spec);
+
+/// storage.ssd_count drives of storage.media.size_bytes (pinned host or GPU media as
+/// storage.media.kind says) with queues.pairs_per_ssd queues of queues.depth entries; the
+/// engine has 16 blocks of 16 warps, more blocks when the queues need them (a warp serves at
+/// most 32 queues).
+drives_config drives_config_of(const run_config& c);
+
+}  // namespace bam::emu::gpu

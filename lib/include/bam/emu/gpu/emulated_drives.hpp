@@ -1,0 +1,98 @@
+// bam/emu/gpu/emulated_drives.hpp: API. N emulated NVMe SSDs whose controllers run on the GPU: each
+// drive has its own I/O queues in GPU memory, media, timing model and fault injection; one
+// engine kernel of persistent blocks serves all of them. Application kernels drive the queues
+// with queue_pair_ref exactly as they would a real controller's.
+//
+// The residency rule: start() launches the engine on its own non-blocking stream and returns
+// only once every engine warp runs, so the engine occupies its SMs before any application
+// kernel exists; application grids of any size then complete (their blocks wait for SMs, the
+// engine's never do). While the engine runs, never call cudaDeviceSynchronize, cudaFree or
+// anything else that waits for all device work, launch applications on non-blocking streams
+// (or the per-thread default stream), and load every application kernel before start()
+// (preload_kernel, or CUDA_MODULE_LOADING=EAGER): a lazily loaded kernel's first launch
+// waits for the device to go idle. stop() (after the application's stream is
+// synchronised) writes the stop flag and waits for the engine.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "bam/emu/fault_injection.hpp"
+#include "bam/emu/timing_model.hpp"
+#include "bam/queue/queue_state.hpp"
+
+namespace bam::emu::gpu {
+
+enum class media_kind : std::uint8_t { pinned_host, device };
+
+/// One emulated drive.
+struct drive_config {
+  std::uint64_t lbas = 1u << 20;
+  std::uint32_t lba_shift = 9;  ///< 9: 512 B LBAs, 12: 4 KiB
+  media_kind media = media_kind::pinned_host;
+  std::string file;  ///< if set: media loaded from it at construction, written back by flush_media
+  emu::timing_model model{};
+  emu::fault_config faults{};
+};
+
+/// The whole set and its engine.
+struct drives_config {
+  std::vector<drive_config> drives;
+  std::uint32_t queues_per_drive = 128;
+  std::uint32_t queue_entries = 1024;  ///< SQ and CQ entries
+  std::uint32_t engine_blocks = 8;     ///< persistent blocks (at most one per SM is intended)
+  std::uint32_t engine_warps_per_block = 16;
+};
+
+/// What an application kernel needs: trivially copyable, pass by value.
+struct drives_view {
+  queue_pointers* queues = nullptr;  ///< [drive * queues_per_drive + q], in device memory
+  std::uint32_t drives = 0;
+  std::uint32_t queues_per_drive = 0;
+  std::uint32_t lba_shift = 9;
+  std::uint64_t lbas = 0;  ///< per drive (the smallest)
+};
+
+/// Per-drive counters the engine reports at stop().
+struct drive_stats {
+  std::uint64_t completed = 0;  ///< completions posted
+  std::uint64_t errors = 0;     ///< of those, with a status other than success
+  std::uint64_t dropped = 0;    ///< commands fetched and never completed (fault injection)
+  std::uint64_t delayed = 0;    ///< completions delayed by fault injection
+};
+
+class emulated_drives {
+ public:
+  /// Allocates queues, media and engine state; throws std::runtime_error on CUDA errors and
+  /// std::invalid_argument on impossible configurations.
+  explicit emulated_drives(const drives_config& cfg);
+  ~emulated_drives();
+  emulated_drives(const emulated_drives&) = delete;
+  emulated_drives& operator=(const emulated_drives&) = delete;
+
+  /// Launches the engine and returns when all its warps run. Queues start empty each time.
+  void start();
+  /// Stops the engine (after the application's work is synchronised) and collects statistics.
+  void stop();
+  bool running() const { return running_; }
+
+  drives_view view() const { return view_; }
+  const std::vector<drive_stats>& stats() const { return stats_; }
+  /// Host pointer to drive `d`'s media (pinned host media: the live bytes; device media: none).
+  std::byte* host_media(std::uint32_t d) const;
+  /// Writes file-backed media back to their files (engine stopped).
+  void flush_media();
+  std::uint32_t engine_warps() const;
+  /// GPU %globaltimer nanoseconds per host nanosecond, measured by the last start(); the
+  /// timing models' times are scaled by it so that caps and latencies hold in real time.
+  double timer_rate() const;
+
+ private:
+  struct impl;
+  impl* impl_ = nullptr;
+  drives_view view_{};
+  std::vector<drive_stats> stats_;
+  bool running_ = false;
+};
+
+}  // namespace bam::emu::gpu

@@ -1,0 +1,58 @@
+// bam/harness/tool_main.hpp: API. The main loop every bamkit benchmark tool shares: the shared
+// command line (bam/config/cli.hpp) plus --verify, --sweep KEY=V1,V2,... and --repeat N, one
+// backend opened per storage/queues point, a progress line, and the reports (fio json+ with one
+// job per point, CSV rows, human summary) written as report.* says.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "bam/harness/backend.hpp"
+#include "bam/report/fio_report.hpp"
+#include "bam/report/machine_info.hpp"
+
+namespace bam {
+
+/// What makes one tool different from another.
+struct tool_spec {
+  std::string name;         ///< e.g. "nvm-block-bench" (messages, fio jobname)
+  std::string description;  ///< first line of --help
+  std::string verify_help;  ///< --verify's help text
+  /// The backend for `kind`, or nullptr when this build has none.
+  std::function<std::unique_ptr<backend>(backend_kind)> make_backend;
+  /// "host|uring"-style list of the kinds make_backend serves.
+  std::function<std::string()> available_backends;
+  /// Why `kind` is missing from this build (e.g. ": built without cufile.h; ..."), or "".
+  std::function<std::string(backend_kind)> unavailable_reason;
+  /// Tool-specific checks of each (already validated) point; throws config_error.
+  std::function<void(const run_config&)> validate;
+  /// The work units of a run the progress line counts ("IOs"), and their total (0: unknown).
+  std::string unit = "IOs";
+  std::function<std::uint64_t(const run_config&)> progress_total;
+  /// The GPU's description (CUDA builds set it; the machine info then names the GPU).
+  std::function<gpu_info()> query_gpu;
+  /// Extra CSV columns and summary lines of a finished point (may be empty).
+  std::function<void(report_inputs&)> decorate;
+  std::function<void(std::ostream&, const report_inputs&)> print_extra;
+};
+
+/// Parses the command line and runs every point. Returns the exit status: 0, 1 (a run failed
+/// or a report could not be written) or config_error_exit (a rejected configuration, before
+/// anything ran).
+int run_bench_tool(const tool_spec& spec, int argc, char** argv);
+
+/// --sweep KEY=V1,V2,...: the key and its values (each JSON or a bare string).
+struct sweep_axis {
+  std::string key;
+  std::vector<nlohmann::json> values;
+};
+/// Parses --sweep specifications; config_error ("--sweep") for malformed ones and report keys.
+std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs);
+/// The cartesian product of the axes over `base` (the first axis outermost), each point parsed
+/// and validated: a bad key or value throws config_error naming the key.
+std::vector<run_config> expand_sweeps(const run_config& base, const std::vector<sweep_axis>& axes);
+
+}  // namespace bam

@@ -1,0 +1,40 @@
+// The GPU-emulated SSDs of a run_config.
+#include "bam/emu/gpu/drives_of_config.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "bam/config/config_io.hpp"
+#include "bam/emu/timing_presets.hpp"
+
+namespace bam::emu::gpu {
+
+emu::timing_model timing_of(const model_spec& spec) {
+  const auto m = resolve(spec);
+  if (!m) throw config_error("storage.model", fmt::format("unknown preset \"{}\"", spec.name));
+  return emu::from_ssd_model(*m);
+}
+
+drives_config drives_config_of(const run_config& c) {
+  drives_config dc;
+  const emu::timing_model tm = timing_of(c.storage.model);
+  for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
+    drive_config d;
+    d.lba_shift = c.storage.lba_size == 4096 ? 12 : 9;
+    d.lbas = c.storage.media.size_bytes / c.storage.lba_size;
+    d.media =
+        c.storage.media.kind == bam::media_kind::gpu ? media_kind::device : media_kind::pinned_host;
+    d.model = tm;
+    dc.drives.push_back(d);
+  }
+  dc.queues_per_drive = c.queues.pairs_per_ssd;
+  dc.queue_entries = c.queues.depth;
+  const std::uint64_t queues = std::uint64_t{c.storage.ssd_count} * c.queues.pairs_per_ssd;
+  dc.engine_warps_per_block = 16;
+  dc.engine_blocks =
+      static_cast<std::uint32_t>(std::max<std::uint64_t>(16, (queues + 32 * 16 - 1) / (32 * 16)));
+  return dc;
+}
+
+}  // namespace bam::emu::gpu

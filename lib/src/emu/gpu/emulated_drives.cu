@@ -1,0 +1,322 @@
+// Host owner of GPU-emulated drives: queue memory, media, engine start and stop.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+
+#include "bam/detail/cuda.hpp"
+#include "bam/emu/gpu/drive_layout.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
+#include "engine.cuh"
+
+namespace bam::emu::gpu {
+namespace {
+
+void check(cudaError_t e, const char* what) {
+  cuda_check(e, std::string("emulated_drives: ") + what);
+}
+
+}  // namespace
+
+struct emulated_drives::impl {
+  drives_config cfg;
+  drive_layout layout{1, 2, 2};
+  std::vector<void*> blocks;      // per drive: queues (device)
+  std::vector<std::byte*> media;  // per drive: device-accessible pointer
+  std::vector<std::byte*> host;   // per drive: host pointer (pinned) or nullptr
+  emu::drive_clock* clocks = nullptr;
+  detail::engine_queue* queues = nullptr;
+  detail::engine_drive* drives = nullptr;
+  detail::engine_queue_stats* stats = nullptr;
+  queue_pointers* pointers = nullptr;
+  std::uint32_t* control = nullptr;     // [0] stop, [32] started (device)
+  std::uint32_t* stop_value = nullptr;  // pinned host word
+  cudaStream_t engine_stream = nullptr, control_stream = nullptr;
+  std::uint32_t n_queues = 0, warps = 0;
+  std::vector<detail::engine_drive> drive_table;  // host copy, service times in model units
+  double timer_rate = 1.0;                        // GPU timer ns per host ns, from start()
+
+  ~impl() {
+    for (std::uint32_t d = 0; d < media.size(); ++d) {
+      if (host[d] != nullptr)
+        cudaFreeHost(host[d]);
+      else
+        cudaFree(media[d]);
+    }
+    for (void* b : blocks)
+      cudaFree(b);
+    cudaFree(clocks);
+    cudaFree(queues);
+    cudaFree(drives);
+    cudaFree(stats);
+    cudaFree(pointers);
+    cudaFree(control);
+    if (stop_value != nullptr) cudaFreeHost(stop_value);
+    if (engine_stream != nullptr) cudaStreamDestroy(engine_stream);
+    if (control_stream != nullptr) cudaStreamDestroy(control_stream);
+  }
+
+  std::uint64_t media_bytes(std::uint32_t d) const {
+    return cfg.drives[d].lbas << cfg.drives[d].lba_shift;
+  }
+};
+
+emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
+  impl& m = *impl_;
+  m.cfg = cfg;
+  try {
+    const auto n_drives = static_cast<std::uint32_t>(cfg.drives.size());
+    if (n_drives == 0 || n_drives > 65535)
+      throw std::invalid_argument("emulated_drives: 1..65535 drives");
+    if (cfg.queue_entries < min_queue_entries || cfg.queue_entries > max_queue_entries)
+      throw std::invalid_argument("emulated_drives: queue_entries outside [2, 65536]");
+    if (cfg.queues_per_drive == 0 || cfg.queues_per_drive > 65535)
+      throw std::invalid_argument("emulated_drives: queues_per_drive outside [1, 65535]");
+    m.n_queues = n_drives * cfg.queues_per_drive;
+    m.warps = cfg.engine_blocks * cfg.engine_warps_per_block;
+    if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
+      throw std::invalid_argument(
+          "emulated_drives: engine needs 1..16 warps per block and >= 1 block");
+    if (m.n_queues > 32ull * m.warps)
+      throw std::invalid_argument(
+          "emulated_drives: " + std::to_string(m.n_queues) + " queues need at least " +
+          std::to_string((m.n_queues + 31) / 32) + " engine warps (32 queues each), have " +
+          std::to_string(m.warps));
+    m.layout = drive_layout(cfg.queues_per_drive, cfg.queue_entries, cfg.queue_entries);
+
+    check(cudaStreamCreateWithFlags(&m.engine_stream, cudaStreamNonBlocking), "stream");
+    check(cudaStreamCreateWithFlags(&m.control_stream, cudaStreamNonBlocking), "stream");
+    check(cudaMalloc(&m.control, 64 * sizeof(std::uint32_t)), "cudaMalloc control");
+    check(cudaHostAlloc(&m.stop_value, sizeof(std::uint32_t), cudaHostAllocDefault),
+          "cudaHostAlloc");
+    *m.stop_value = 1;
+    check(cudaMalloc(&m.clocks, n_drives * sizeof(emu::drive_clock)), "cudaMalloc clocks");
+    check(cudaMalloc(&m.queues, m.n_queues * sizeof(detail::engine_queue)), "cudaMalloc queues");
+    check(cudaMalloc(&m.drives, n_drives * sizeof(detail::engine_drive)), "cudaMalloc drives");
+    check(cudaMalloc(&m.stats, m.n_queues * sizeof(detail::engine_queue_stats)),
+          "cudaMalloc stats");
+    check(cudaMalloc(&m.pointers, m.n_queues * sizeof(queue_pointers)), "cudaMalloc pointers");
+
+    std::vector<detail::engine_queue> eq(m.n_queues);
+    std::vector<detail::engine_drive> ed(n_drives);
+    std::vector<queue_pointers> qp(m.n_queues);
+    view_.lbas = ~std::uint64_t{0};
+    for (std::uint32_t d = 0; d < n_drives; ++d) {
+      const drive_config& dc = cfg.drives[d];
+      if (dc.lba_shift != 9 && dc.lba_shift != 12)
+        throw std::invalid_argument("emulated_drives: LBA size must be 512 B or 4 KiB");
+      if (dc.lba_shift != cfg.drives[0].lba_shift)
+        throw std::invalid_argument("emulated_drives: all drives need the same LBA size");
+      void* block = nullptr;
+      check(cudaMalloc(&block, m.layout.bytes), "cudaMalloc queue block");
+      m.blocks.push_back(block);
+      const std::uint64_t bytes = m.media_bytes(d);
+      std::byte* dev = nullptr;
+      std::byte* hst = nullptr;
+      if (dc.media == media_kind::pinned_host) {
+        check(cudaHostAlloc(reinterpret_cast<void**>(&hst), bytes,
+                            cudaHostAllocMapped | cudaHostAllocPortable),
+              "cudaHostAlloc media");
+        m.host.push_back(hst);
+        check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), hst, 0),
+              "cudaHostGetDevicePointer");
+        m.media.push_back(dev);
+        std::memset(hst, 0, bytes);
+      } else {
+        check(cudaMalloc(reinterpret_cast<void**>(&dev), bytes), "cudaMalloc media");
+        m.host.push_back(nullptr);
+        m.media.push_back(dev);
+        check(cudaMemset(dev, 0, bytes), "cudaMemset media");
+      }
+      if (!dc.file.empty()) {
+        std::ifstream in(dc.file, std::ios::binary);
+        if (in) {
+          std::vector<char> buf(bytes, 0);
+          in.read(buf.data(), static_cast<std::streamsize>(bytes));
+          check(cudaMemcpy(dev, buf.data(), bytes, cudaMemcpyHostToDevice), "load media file");
+        }
+      }
+      ed[d].media = dev;
+      ed[d].nvm.nsze = dc.lbas;
+      ed[d].nvm.lba_log2 = dc.lba_shift;
+      ed[d].nvm.mps_log2 = 12;
+      ed[d].nvm.max_transfer_bytes = 2u << 20;
+      ed[d].service = emu::make_service_table(dc.model);
+      ed[d].faults = emu::make_fault_plan(dc.faults);
+      ed[d].clock = m.clocks + d;
+      ed[d].moves_data = dc.model.moves_data;
+      view_.lbas = dc.lbas < view_.lbas ? dc.lbas : view_.lbas;
+      for (std::uint32_t i = 0; i < cfg.queues_per_drive; ++i) {
+        const queue_pointers p = m.layout.pointers(block, i);
+        const std::uint32_t g = d * cfg.queues_per_drive + i;
+        qp[g] = p;
+        eq[g] = detail::engine_queue{
+            p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
+            p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d)};
+      }
+    }
+    check(cudaMemcpy(m.queues, eq.data(), eq.size() * sizeof eq[0], cudaMemcpyHostToDevice),
+          "copy");
+    check(cudaMemcpy(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice),
+          "copy");
+    check(cudaMemcpy(m.pointers, qp.data(), qp.size() * sizeof qp[0], cudaMemcpyHostToDevice),
+          "copy");
+    view_.queues = m.pointers;
+    view_.drives = n_drives;
+    view_.queues_per_drive = cfg.queues_per_drive;
+    view_.lba_shift = cfg.drives[0].lba_shift;
+    stats_.resize(n_drives);
+  } catch (...) {
+    delete impl_;
+    impl_ = nullptr;
+    throw;
+  }
+}
+
+emulated_drives::~emulated_drives() {
+  if (impl_ == nullptr) return;
+  if (running_) {
+    try {
+      stop();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "emulated_drives: stop at destruction failed: %s\n", e.what());
+    }
+  }
+  delete impl_;
+  impl_ = nullptr;
+}
+
+std::uint32_t emulated_drives::engine_warps() const {
+  return impl_->warps;
+}
+
+double emulated_drives::timer_rate() const {
+  return impl_->timer_rate;
+}
+
+std::byte* emulated_drives::host_media(std::uint32_t d) const {
+  return impl_->host.at(d);
+}
+
+void emulated_drives::start() {
+  impl& m = *impl_;
+  if (running_) throw std::logic_error("emulated_drives: already running");
+  const cudaStream_t s = m.control_stream;
+  for (void* b : m.blocks)
+    check(cudaMemsetAsync(b, 0, m.layout.bytes, s), "clear queues");
+  check(cudaMemsetAsync(m.clocks, 0, m.cfg.drives.size() * sizeof(emu::drive_clock), s),
+        "clear clocks");
+  check(cudaMemsetAsync(m.control, 0, 64 * sizeof(std::uint32_t), s), "clear control");
+  check(cudaMemsetAsync(m.stats, 0, m.n_queues * sizeof(detail::engine_queue_stats), s),
+        "clear stats");
+  check(cudaStreamSynchronize(s), "clear");
+  std::uint64_t timer_base = 0;
+  // The models are in real time; the engine's clock is the GPU's %globaltimer, whose rate is
+  // not exactly the host's (seen 1.1x off on a virtualised H200): measure it and convert.
+  {
+    std::uint64_t* probe = reinterpret_cast<std::uint64_t*>(m.control + 40);
+    std::uint64_t g[2];
+    std::chrono::steady_clock::time_point h[2];
+    for (int i = 0; i < 2; ++i) {
+      if (i == 1) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      const auto before = std::chrono::steady_clock::now();
+      check(detail::launch_timer_probe(probe, s), "timer probe");
+      check(cudaMemcpyAsync(&g[i], probe, sizeof g[i], cudaMemcpyDeviceToHost, s), "timer probe");
+      check(cudaStreamSynchronize(s), "timer probe");
+      const auto after = std::chrono::steady_clock::now();
+      h[i] = before + (after - before) / 2;
+    }
+    const double host_ns = std::chrono::duration<double, std::nano>(h[1] - h[0]).count();
+    m.timer_rate = static_cast<double>(g[1] - g[0]) / host_ns;
+    timer_base = g[1];
+    if (!(m.timer_rate > 0.5 && m.timer_rate < 2.0)) m.timer_rate = 1.0;  // implausible: ignore
+  }
+  std::vector<detail::engine_drive> ed = m.drive_table;
+  for (auto& d : ed) {
+    emu::service_table& t = d.service;
+    auto scale = [&](std::uint64_t& v) {
+      v = static_cast<std::uint64_t>(static_cast<double>(v) * m.timer_rate + 0.5);
+    };
+    scale(t.read_512_ps);
+    scale(t.read_4k_ps);
+    scale(t.write_512_ps);
+    scale(t.write_4k_ps);
+    scale(t.read_ps_per_kib);
+    scale(t.write_ps_per_kib);
+    scale(t.min_latency_ns);
+    // Booking horizon: twice the latency, at least 32 us of pipe time.
+    d.max_ahead_ps = std::max<std::uint64_t>(2000 * t.min_latency_ns,
+                                             static_cast<std::uint64_t>(32e6 * m.timer_rate));
+    scale(d.faults.delay_ns);
+  }
+  check(cudaMemcpyAsync(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice, s),
+        "copy drives");
+  check(cudaStreamSynchronize(s), "copy drives");
+  detail::engine_params p{m.queues,  m.n_queues,     m.drives, m.stats,
+                          m.control, m.control + 32, m.warps,  timer_base};
+  check(
+      detail::launch_engine(p, m.cfg.engine_blocks, m.cfg.engine_warps_per_block, m.engine_stream),
+      "launch engine");
+  running_ = true;
+  // Wait until every engine warp runs (bounded: a grid that cannot be resident fails here).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  for (;;) {
+    std::uint32_t started = 0;
+    check(cudaMemcpyAsync(m.stop_value + 0, m.control + 32, sizeof started, cudaMemcpyDeviceToHost,
+                          s),
+          "read started");
+    check(cudaStreamSynchronize(s), "read started");
+    started = *m.stop_value;
+    if (started == m.warps) break;
+    const cudaError_t e = cudaStreamQuery(m.engine_stream);
+    if (e != cudaErrorNotReady)
+      check(e == cudaSuccess ? cudaErrorLaunchFailure : e, "engine ended early");
+    if (std::chrono::steady_clock::now() > deadline)
+      throw std::runtime_error("emulated_drives: only " + std::to_string(started) + " of " +
+                               std::to_string(m.warps) + " engine warps became resident in 20 s");
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+void emulated_drives::stop() {
+  impl& m = *impl_;
+  if (!running_) return;
+  *m.stop_value = 1;
+  check(cudaMemcpyAsync(m.control, m.stop_value, sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                        m.control_stream),
+        "write stop flag");
+  check(cudaStreamSynchronize(m.control_stream), "write stop flag");
+  running_ = false;
+  check(cudaStreamSynchronize(m.engine_stream), "engine");
+  std::vector<detail::engine_queue_stats> qs(m.n_queues);
+  check(cudaMemcpy(qs.data(), m.stats, qs.size() * sizeof qs[0], cudaMemcpyDeviceToHost), "stats");
+  for (drive_stats& d : stats_)
+    d = drive_stats{};
+  for (std::uint32_t g = 0; g < m.n_queues; ++g) {
+    drive_stats& d = stats_[g / m.cfg.queues_per_drive];
+    d.completed += qs[g].completed;
+    d.errors += qs[g].errors;
+    d.dropped += qs[g].dropped;
+    d.delayed += qs[g].delayed;
+  }
+}
+
+void emulated_drives::flush_media() {
+  impl& m = *impl_;
+  if (running_) throw std::logic_error("emulated_drives: flush_media while the engine runs");
+  for (std::uint32_t d = 0; d < m.cfg.drives.size(); ++d) {
+    if (m.cfg.drives[d].file.empty()) continue;
+    std::vector<char> buf(m.media_bytes(d));
+    check(cudaMemcpy(buf.data(), m.media[d], buf.size(), cudaMemcpyDeviceToHost), "read media");
+    std::ofstream out(m.cfg.drives[d].file, std::ios::binary | std::ios::trunc);
+    out.write(buf.data(), static_cast<std::streamsize>(buf.size()));
+    if (!out)
+      throw std::runtime_error("emulated_drives: writing " + m.cfg.drives[d].file + " failed");
+  }
+}
+
+}  // namespace bam::emu::gpu

@@ -1,0 +1,68 @@
+// The GPU controller engine of emulated drives (internal): parameters shared by the host owner
+// (emulated_drives.cu) and the kernel (engine.cu).
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "bam/emu/fault_injection.hpp"
+#include "bam/emu/nvm_processor.hpp"
+#include "bam/emu/timing_model.hpp"
+#include "bam/nvme/spec.hpp"
+
+namespace bam::emu::gpu::detail {
+
+/// Controller side of one I/O queue pair.
+struct engine_queue {
+  nvme::command* sq;
+  nvme::completion* cq;
+  std::uint32_t* sq_doorbell;
+  std::uint32_t* cq_doorbell;
+  std::uint32_t sq_entries, cq_entries;
+  std::uint16_t qid;
+  std::uint16_t drive;
+};
+
+/// One drive as the engine sees it.
+struct engine_drive {
+  std::byte* media;     ///< device-accessible (mapped pinned host or device memory)
+  emu::nvm_config nvm;  ///< namespace size, LBA size, MPS, MDTS
+  emu::service_table service;
+  emu::fault_plan faults;
+  emu::drive_clock* clock;
+  std::uint64_t max_ahead_ps;  ///< fetch no more while the pipe is booked further ahead than this
+  bool moves_data;
+};
+
+/// Per-queue counters, written by the owning warp when the engine stops.
+struct engine_queue_stats {
+  unsigned long long completed, errors, dropped, delayed;
+};
+
+struct engine_params {
+  const engine_queue* queues;
+  std::uint32_t n_queues;
+  const engine_drive* drives;
+  engine_queue_stats* stats;  ///< [n_queues]
+  const volatile std::uint32_t* stop;
+  std::uint32_t* started;  ///< warps running
+  std::uint32_t total_warps;
+  std::uint64_t timer_base;  ///< %globaltimer at start: virtual time (ps) counts from here
+};
+
+/// Pending completions per engine warp (shared memory).
+inline constexpr std::uint32_t pending_per_warp = 128;
+/// Largest engine block: the kernel's launch bound (registers are capped to fit it on an SM).
+inline constexpr std::uint32_t engine_max_warps_per_block = 16;
+
+inline constexpr std::size_t engine_shared_bytes_per_warp =
+    pending_per_warp * (sizeof(std::uint64_t) + sizeof(std::uint32_t)) + 32 * sizeof(std::uint32_t);
+
+/// Reads the GPU's %globaltimer into *out (one thread), on `stream`.
+cudaError_t launch_timer_probe(std::uint64_t* out, cudaStream_t stream);
+
+/// Launches the engine kernel (does not wait).
+cudaError_t launch_engine(const engine_params& p, std::uint32_t blocks,
+                          std::uint32_t warps_per_block, cudaStream_t stream);
+
+}  // namespace bam::emu::gpu::detail

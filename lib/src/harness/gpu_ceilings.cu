@@ -1,0 +1,124 @@
+// GPU ceilings: pinned host->device copy bandwidth and random direct reads of pinned memory.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bam/detail/cuda.hpp"
+#include "bam/harness/gpu_ceilings.hpp"
+#include "bam/harness/workload.hpp"
+
+namespace bam {
+namespace {
+
+/// Each warp copies `per_warp` random blocks of `media` into its own scratch block. The warp's
+/// blocks are one flat array of 16-byte words (block j, word w); each lane keeps 8 loads in
+/// flight, consecutive lanes on consecutive words (coalesced within a block).
+__global__ void direct_read(const uint4* media, std::uint64_t blocks, std::uint32_t words,
+                            uint4* scratch, std::uint32_t per_warp, std::uint64_t seed) {
+  const std::uint32_t lane = threadIdx.x % 32;
+  const std::uint64_t warp = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  uint4* out = scratch + warp * words;
+  split_mix64 rng{seed ^ (warp * golden_gamma) ^ (std::uint64_t{lane + 1} << 56)};
+  constexpr std::uint32_t group = 32;  // blocks whose words are shared out together
+  for (std::uint32_t i = 0; i < per_warp; i += group) {
+    // Lane j draws block j of this group; its index travels by shuffle.
+    const std::uint64_t mine = rng.next() % blocks;
+    const std::uint32_t n = min(group, per_warp - i);
+    const std::uint64_t flat = std::uint64_t{n} * words;
+    for (std::uint64_t f0 = 0; f0 < flat; f0 += 32 * 8) {
+      uint4 v[8];
+      std::uint32_t at[8];
+#pragma unroll
+      for (int k = 0; k < 8; ++k) {
+        const std::uint64_t f = f0 + lane + 32u * k;
+        const auto j = static_cast<std::uint32_t>(f / words);
+        const std::uint64_t b = __shfl_sync(0xffffffffu, mine, j % 32);
+        at[k] = static_cast<std::uint32_t>(f % words);
+        if (f < flat) v[k] = __ldcg(media + b * words + at[k]);
+      }
+#pragma unroll
+      for (int k = 0; k < 8; ++k)
+        if (f0 + lane + 32u * k < flat) __stcg(out + at[k], v[k]);
+    }
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+}  // namespace
+
+gpu_ceilings measure_gpu_ceilings(const void* pinned, std::uint64_t bytes, std::uint64_t block,
+                                  int repeats) {
+  if (block == 0 || block % 16 != 0 || block > bytes) {
+    throw std::runtime_error("measure_gpu_ceilings: block must be a multiple of 16 <= bytes");
+  }
+  void* own = nullptr;
+  if (pinned == nullptr) {
+    cuda_check(cudaHostAlloc(&own, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+               "cudaHostAlloc");
+    std::fill_n(static_cast<unsigned char*>(own), bytes, static_cast<unsigned char>(0x3c));
+    pinned = own;
+  }
+  void* dev_media = nullptr;
+  cuda_check(cudaHostGetDevicePointer(&dev_media, const_cast<void*>(pinned), 0),
+             "cudaHostGetDevicePointer");
+  void* dev = nullptr;
+  cuda_check(cudaMalloc(&dev, bytes), "cudaMalloc copy target");
+  cudaStream_t s;
+  cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
+  cudaEvent_t a, b;
+  cuda_check(cudaEventCreate(&a), "event");
+  cuda_check(cudaEventCreate(&b), "event");
+  int sms = 0;
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "sms");
+  const std::uint32_t threads = 256, grid = static_cast<std::uint32_t>(sms) * 8;
+  const std::uint64_t warps = std::uint64_t{grid} * threads / 32;
+  uint4* scratch = nullptr;
+  cuda_check(cudaMalloc(&scratch, warps * block), "cudaMalloc scratch");
+  // About 64 MiB of 512-byte blocks or 2 GiB of larger ones per run, at least one group per warp.
+  const std::uint64_t target_bytes = block <= 512 ? (32ull << 20) : (2ull << 30);
+  const std::uint64_t per_warp64 = std::max<std::uint64_t>(32, target_bytes / block / warps);
+  const auto per_warp = static_cast<std::uint32_t>((per_warp64 + 31) / 32 * 32);
+  std::vector<double> copy, direct;
+  for (int r = 0; r < repeats + 1; ++r) {  // the first of each is a warm-up
+    float ms = 0;
+    cuda_check(cudaEventRecord(a, s), "record");
+    cuda_check(cudaMemcpyAsync(dev, pinned, bytes, cudaMemcpyHostToDevice, s), "memcpy");
+    cuda_check(cudaEventRecord(b, s), "record");
+    cuda_check(cudaEventSynchronize(b), "sync");
+    cuda_check(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    if (r > 0) copy.push_back(static_cast<double>(bytes) / (ms * 1e-3) / 1e9);
+
+    cuda_check(cudaEventRecord(a, s), "record");
+    direct_read<<<grid, threads, 0, s>>>(static_cast<const uint4*>(dev_media), bytes / block,
+                                         static_cast<std::uint32_t>(block / 16), scratch, per_warp,
+                                         1234 + static_cast<std::uint64_t>(r));
+    cuda_check(cudaGetLastError(), "direct_read");
+    cuda_check(cudaEventRecord(b, s), "record");
+    cuda_check(cudaEventSynchronize(b), "sync");
+    cuda_check(cudaEventElapsedTime(&ms, a, b), "elapsed");
+    if (r > 0) direct.push_back(static_cast<double>(warps * per_warp) / (ms * 1e-3));
+  }
+  gpu_ceilings c;
+  c.bytes = bytes;
+  c.block = block;
+  c.repeats = repeats;
+  c.memcpy_h2d_gbps = median(copy);
+  c.direct_blocks_per_s = median(direct);
+  c.direct_gbps = c.direct_blocks_per_s * static_cast<double>(block) / 1e9;
+  cudaFree(scratch);
+  cudaFree(dev);
+  if (own != nullptr) cudaFreeHost(own);
+  cudaEventDestroy(a);
+  cudaEventDestroy(b);
+  cudaStreamDestroy(s);
+  return c;
+}
+
+}  // namespace bam

@@ -1,0 +1,478 @@
+// GPU-emulated NVMe drives driven by GPU threads through BaM queues in GPU memory: data
+// integrity at a million threads, fault injection and timeouts, the timing model's bounds,
+// multi-page PRPs, and error statuses. Skipped without a GPU.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <thread>
+#include <vector>
+
+#include "bam/detail/clock.hpp"
+#include "bam/emu/gpu/drive_io.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/emu/timing_presets.hpp"
+#include "bam/nvme/prp.hpp"
+#include "common/cuda_test.hpp"
+
+namespace {
+
+using bam::emu::gpu::drives_view;
+namespace nvme = bam::nvme;
+
+/// Stamp word w of global LBA g at generation gen.
+__host__ __device__ uint4 stamp(std::uint64_t g, std::uint32_t gen, std::uint32_t w) {
+  return make_uint4(static_cast<std::uint32_t>(g), static_cast<std::uint32_t>(g >> 32), gen,
+                    w ^ static_cast<std::uint32_t>(g * 2654435761u));
+}
+__device__ void fill(uint4* buf, std::uint64_t g, std::uint32_t gen) {
+  for (std::uint32_t w = 0; w < 32; ++w)
+    buf[w] = stamp(g, gen, w);
+}
+__device__ bool matches(const uint4* buf, std::uint64_t g, std::uint32_t gen) {
+  for (std::uint32_t w = 0; w < 32; ++w) {
+    const uint4 e = stamp(g, gen, w), v = buf[w];
+    if (v.x != e.x || v.y != e.y || v.z != e.z || v.w != e.w) return false;
+  }
+  return true;
+}
+
+/// Bijection on [0, 2^bits): the random placement of global indices.
+__host__ __device__ std::uint64_t scatter(std::uint64_t x, std::uint32_t bits) {
+  const std::uint64_t mask = (std::uint64_t{1} << bits) - 1;
+  for (int r = 0; r < 3; ++r) {
+    x = (x * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull) & mask;  // odd multiplier: bijective
+    x ^= x >> (bits / 2 + 1);
+  }
+  return x & mask;
+}
+
+struct counters {
+  unsigned long long bad_data, bad_status, timeouts, ios;
+};
+
+struct integrity_args {
+  drives_view v;
+  uint4* buffers;  // 512 B per thread
+  counters* c;
+  std::uint32_t bits;  // 2^bits global LBAs, 2 per thread
+  std::uint32_t phase;
+};
+
+__device__ void locate(const drives_view& v, std::uint64_t g, std::uint32_t& d,
+                       std::uint64_t& lba) {
+  d = static_cast<std::uint32_t>(g % v.drives);
+  lba = g / v.drives;
+}
+
+__device__ bool io(const integrity_args& a, bool write, std::uint64_t g, uint4* buf,
+                   std::uint32_t queue) {
+  std::uint32_t d;
+  std::uint64_t lba;
+  locate(a.v, g, d, lba);
+  const nvme::completion e =
+      bam::emu::gpu::block_io(a.v, d, queue, write, lba, 1, buf, 30'000'000'000ull);
+  atomicAdd(&a.c->ios, 1ull);
+  if (e.status().code() == nvme::sc::host_timeout.code()) atomicAdd(&a.c->timeouts, 1ull);
+  if (!e.status().ok()) {
+    atomicAdd(&a.c->bad_status, 1ull);
+    return false;
+  }
+  return true;
+}
+
+/// Phase 1: write both owned LBAs (gen 1), read each back. Phase 2: rewrite the first (gen 2),
+/// read it back, and read a random other thread's second LBA (gen 1, not written in phase 2).
+__global__ void integrity_kernel(integrity_args a, std::uint32_t threads) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  uint4* buf = a.buffers + std::uint64_t{t} * 32;
+  const std::uint32_t queue = (t / a.v.drives) % a.v.queues_per_drive;
+  const std::uint64_t g0 = scatter(2ull * t, a.bits), g1 = scatter(2ull * t + 1, a.bits);
+  if (a.phase == 1) {
+    for (std::uint64_t g : {g0, g1}) {
+      fill(buf, g, 1);
+      if (!io(a, true, g, buf, queue)) continue;
+      for (int w = 0; w < 32; ++w)
+        buf[w] = make_uint4(0xdead, 0xbeef, 0, 0);
+      if (io(a, false, g, buf, queue) && !matches(buf, g, 1)) atomicAdd(&a.c->bad_data, 1ull);
+    }
+  } else {
+    fill(buf, g0, 2);
+    if (io(a, true, g0, buf, queue)) {
+      for (int w = 0; w < 32; ++w)
+        buf[w] = make_uint4(0xdead, 0xbeef, 0, 0);
+      if (io(a, false, g0, buf, queue) && !matches(buf, g0, 2)) atomicAdd(&a.c->bad_data, 1ull);
+    }
+    const std::uint64_t other = (std::uint64_t{t} * 7919 + 12345) % threads;
+    const std::uint64_t g = scatter(2 * other + 1, a.bits);
+    if (io(a, false, g, buf, queue) && !matches(buf, g, 1)) atomicAdd(&a.c->bad_data, 1ull);
+  }
+}
+
+class MillionThreads : public ::testing::TestWithParam<std::uint32_t> {};
+
+TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const std::uint32_t n_drives = GetParam();
+  constexpr std::uint32_t bits = 21;  // 2M LBAs of 512 B: 1 GiB of pinned media in all
+  constexpr std::uint32_t threads = 1u << (bits - 1);
+  bam::emu::gpu::drives_config cfg;
+  for (std::uint32_t d = 0; d < n_drives; ++d) {
+    bam::emu::gpu::drive_config dc;
+    dc.lbas = ((1ull << bits) + n_drives - 1) / n_drives;
+    dc.model = bam::emu::timing_preset("ideal");
+    cfg.drives.push_back(dc);
+  }
+  cfg.queues_per_drive = 128;
+  cfg.queue_entries = 1024;
+  cfg.engine_blocks = 16;
+  cfg.engine_warps_per_block = 16;
+  uint4* buffers = nullptr;
+  counters* c = nullptr;
+  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
+  CUDA_OK(cudaMallocManaged(&c, sizeof(counters)));
+  *c = counters{};
+  CUDA_OK(bam::preload_kernel(integrity_kernel));
+  {
+    bam::emu::gpu::emulated_drives drives(cfg);
+    drives.start();
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (std::uint32_t phase : {1u, 2u}) {
+      integrity_args a{drives.view(), buffers, c, bits, phase};
+      integrity_kernel<<<threads / 256, 256, 0, s>>>(a, threads);
+      CUDA_OK(cudaGetLastError());
+      CUDA_OK(cudaStreamSynchronize(s));
+    }
+    drives.stop();
+    CUDA_OK(cudaStreamDestroy(s));
+    EXPECT_EQ(c->bad_status, 0u);
+    EXPECT_EQ(c->timeouts, 0u);
+    EXPECT_EQ(c->bad_data, 0u);
+    EXPECT_EQ(c->ios, 7ull * threads);
+    std::uint64_t completed = 0;
+    for (const auto& st : drives.stats())
+      completed += st.completed;
+    EXPECT_EQ(completed, 7ull * threads);
+    // The media holds the last generation of every LBA (checked on the host, pinned memory).
+    std::uint64_t wrong = 0;
+    for (std::uint64_t t = 0; t < threads; ++t) {
+      for (std::uint32_t k = 0; k < 2; ++k) {
+        const std::uint64_t g = scatter(2 * t + k, bits);
+        const auto* blk = reinterpret_cast<const uint4*>(
+            drives.host_media(static_cast<std::uint32_t>(g % n_drives)) + (g / n_drives) * 512);
+        for (std::uint32_t w = 0; w < 32; ++w) {
+          const uint4 e = stamp(g, k == 0 ? 2 : 1, w);
+          if (blk[w].x != e.x || blk[w].y != e.y || blk[w].z != e.z || blk[w].w != e.w) {
+            ++wrong;
+            break;
+          }
+        }
+      }
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+  CUDA_OK(cudaFree(buffers));
+  CUDA_OK(cudaFree(c));
+}
+
+INSTANTIATE_TEST_SUITE_P(Drives, MillionThreads, ::testing::Values(1u, 4u, 10u));
+
+// ---- fault injection and timeouts ----------------------------------------------------------
+
+struct fault_counts {
+  unsigned long long ok, media_errors, timeouts, other, bad_data;
+};
+
+__global__ void read_kernel(drives_view v, uint4* buffers, fault_counts* fc, std::uint32_t threads,
+                            std::uint32_t reads, std::uint64_t timeout_ns, std::uint32_t salt) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  uint4* buf = buffers + std::uint64_t{t} * 32;
+  const std::uint32_t queue = t % v.queues_per_drive;
+  for (std::uint32_t i = 0; i < reads; ++i) {
+    const std::uint64_t lba = (std::uint64_t{t} * 131 + i * 7 + salt) % v.lbas;
+    const nvme::completion e = bam::emu::gpu::block_io(v, 0, queue, false, lba, 1, buf, timeout_ns);
+    const nvme::status st = e.status();
+    if (st.ok()) {
+      atomicAdd(&fc->ok, 1ull);
+      if (!matches(buf, lba, 0)) atomicAdd(&fc->bad_data, 1ull);
+    } else if (st.code() == nvme::sc::unrecovered_read_error.code()) {
+      atomicAdd(&fc->media_errors, 1ull);
+    } else if (st.code() == nvme::sc::host_timeout.code()) {
+      atomicAdd(&fc->timeouts, 1ull);
+    } else {
+      atomicAdd(&fc->other, 1ull);
+    }
+  }
+}
+
+void fill_media_gen0(bam::emu::gpu::emulated_drives& drives, std::uint64_t lbas) {
+  auto* m = reinterpret_cast<uint4*>(drives.host_media(0));
+  for (std::uint64_t g = 0; g < lbas; ++g)
+    for (std::uint32_t w = 0; w < 32; ++w)
+      m[g * 32 + w] = stamp(g, 0, w);
+}
+
+TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 16;
+  dc.model = bam::emu::timing_preset("ideal");
+  dc.faults.error_fraction = 0.01;
+  dc.faults.drop_fraction = 0.002;
+  dc.faults.delay_fraction = 0.003;
+  dc.faults.delay_ns = 200'000'000;  // 200 ms: ten times the timeout below
+  dc.faults.seed = 99;
+  cfg.drives.push_back(dc);
+  cfg.queues_per_drive = 16;
+  cfg.queue_entries = 256;
+  cfg.engine_blocks = 2;
+  cfg.engine_warps_per_block = 4;
+  constexpr std::uint32_t threads = 8192, reads = 8;
+  constexpr std::uint64_t timeout_ns = 20'000'000;
+  uint4* buffers = nullptr;
+  fault_counts* fc = nullptr;
+  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
+  CUDA_OK(cudaMallocManaged(&fc, 2 * sizeof(fault_counts)));
+  fc[0] = fc[1] = fault_counts{};
+  bam::emu::gpu::emulated_drives drives(cfg);
+  fill_media_gen0(drives, dc.lbas);
+  CUDA_OK(bam::preload_kernel(read_kernel));
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  read_kernel<<<threads / 128, 128, 0, s>>>(drives.view(), buffers, fc, threads, reads, timeout_ns,
+                                            0);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  // Let the delayed completions arrive, then read again: the queues must keep working, and the
+  // late entries get consumed on behalf of the waiters that gave up.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  read_kernel<<<threads / 128, 128, 0, s>>>(drives.view(), buffers, fc + 1, threads, reads,
+                                            timeout_ns, 1);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+
+  const bam::emu::gpu::drive_stats st = drives.stats()[0];
+  const std::uint64_t total = 2ull * threads * reads;
+  const std::uint64_t ok = fc[0].ok + fc[1].ok, errs = fc[0].media_errors + fc[1].media_errors;
+  const std::uint64_t timeouts = fc[0].timeouts + fc[1].timeouts;
+  EXPECT_EQ(fc[0].other + fc[1].other, 0u);
+  EXPECT_EQ(fc[0].bad_data + fc[1].bad_data, 0u);
+  EXPECT_EQ(ok + errs + timeouts, total);
+  EXPECT_EQ(errs, st.errors);
+  EXPECT_EQ(timeouts, st.dropped + st.delayed);  // every delay exceeds the timeout
+  EXPECT_GT(st.dropped, 0u);
+  EXPECT_GT(st.delayed, 0u);
+  EXPECT_NEAR(static_cast<double>(errs) / total, 0.01, 0.003);
+  EXPECT_NEAR(static_cast<double>(st.dropped) / total, 0.002, 0.001);
+
+  // Bookkeeping left behind: IDs still held = lost commands + delayed ones nobody consumed yet.
+  const drives_view v = drives.view();
+  std::vector<bam::queue_pointers> qp(v.queues_per_drive);
+  CUDA_OK(cudaMemcpy(qp.data(), v.queues, qp.size() * sizeof qp[0], cudaMemcpyDeviceToHost));
+  std::uint64_t late = 0, held = 0, queue_timeouts = 0;
+  for (const auto& p : qp) {
+    bam::queue_counters qc;
+    CUDA_OK(cudaMemcpy(&qc, p.counters, sizeof qc, cudaMemcpyDeviceToHost));
+    late += qc.late_completions;
+    queue_timeouts += qc.timeouts;
+    std::vector<std::uint32_t> bits(p.cid_count / 32);
+    CUDA_OK(cudaMemcpy(bits.data(), p.cid_bits, bits.size() * 4, cudaMemcpyDeviceToHost));
+    for (std::uint32_t b : bits)
+      held += static_cast<std::uint64_t>(std::popcount(b));
+  }
+  EXPECT_EQ(queue_timeouts, timeouts);
+  EXPECT_GT(late, 0u);  // the first kernel's delayed entries, consumed during the second
+  EXPECT_LE(late, st.delayed);
+  EXPECT_EQ(held, st.dropped + st.delayed - late);
+  // Completions posted = every command not dropped (delayed ones too, once due).
+  EXPECT_LE(st.completed, total - st.dropped);
+  EXPECT_GE(st.completed, total - st.dropped - st.delayed);
+  CUDA_OK(cudaFree(buffers));
+  CUDA_OK(cudaFree(fc));
+}
+
+// ---- timing model ----------------------------------------------------------------------------
+
+__global__ void timed_reads(drives_view v, uint4* buffers, unsigned long long* min_latency,
+                            std::uint32_t threads, std::uint32_t reads) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  uint4* buf = buffers + std::uint64_t{t} * 32;
+  for (std::uint32_t i = 0; i < reads; ++i) {
+    const std::uint64_t t0 = bam::now_ns();
+    const nvme::completion e =
+        bam::emu::gpu::block_io(v, t % v.drives, (t / v.drives) % v.queues_per_drive, false,
+                                (std::uint64_t{t} * 977 + i) % v.lbas, 1, buf, 0);
+    const std::uint64_t dt = bam::now_ns() - t0;
+    if (e.status().ok()) atomicMin(min_latency, static_cast<unsigned long long>(dt));
+  }
+}
+
+TEST(GpuTimingModel, LatencyAndRateStayWithinTheModel) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 16;
+  dc.model = bam::emu::timing_preset("optane-p5800x");
+  cfg.drives = {dc, dc};
+  cfg.queues_per_drive = 32;
+  cfg.queue_entries = 256;
+  cfg.engine_blocks = 4;
+  cfg.engine_warps_per_block = 8;
+  constexpr std::uint32_t threads = 16384, reads = 8;
+  uint4* buffers = nullptr;
+  unsigned long long* min_latency = nullptr;
+  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
+  CUDA_OK(cudaMallocManaged(&min_latency, sizeof(unsigned long long)));
+  *min_latency = ~0ull;
+  CUDA_OK(bam::preload_kernel(timed_reads));
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const auto t0 = std::chrono::steady_clock::now();
+  timed_reads<<<threads / 128, 128, 0, s>>>(drives.view(), buffers, min_latency, threads, reads);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+  // No command completes sooner than the model's latency, and no drive beats its IOPS cap:
+  // 2 drives x 5.1 M IOPS, so 131072 reads take at least 12.8 ms.
+  EXPECT_GE(*min_latency, 10'000u);
+  EXPECT_GE(seconds, 0.99 * threads * reads / (2 * 5.1e6));
+  EXPECT_EQ(drives.stats()[0].completed + drives.stats()[1].completed,
+            std::uint64_t{threads} * reads);
+  CUDA_OK(cudaFree(buffers));
+  CUDA_OK(cudaFree(min_latency));
+}
+
+// ---- PRPs, statuses, null drives -------------------------------------------------------------
+
+struct prp_case_result {
+  std::uint32_t write_status, read_status, bad_words;
+};
+
+/// One thread: write `nlb` blocks from a buffer at `offset` into a page-aligned region (PRP1,
+/// PRP2 or a PRP list built with build_prps), read them back into another, compare.
+__global__ void prp_kernel(drives_view v, std::byte* region, std::uint64_t* list, std::uint32_t nlb,
+                           std::uint32_t offset, prp_case_result* out) {
+  const std::uint64_t bytes = std::uint64_t{nlb} * 512;
+  std::byte* wbuf = region + offset;
+  std::byte* rbuf = region + (4u << 20) + offset;
+  for (std::uint64_t i = 0; i < bytes / 4; ++i)
+    reinterpret_cast<std::uint32_t*>(wbuf)[i] = 0x1000u + static_cast<std::uint32_t>(i);
+  for (std::uint64_t i = 0; i < bytes / 4; ++i)
+    reinterpret_cast<std::uint32_t*>(rbuf)[i] = 0;
+  auto prps_for = [&](std::byte* buf, std::uint64_t* lst) {
+    nvme::prp_pair p{};
+    nvme::build_prps(
+        bytes, 12, [&](std::uint64_t off) { return reinterpret_cast<std::uintptr_t>(buf) + off; },
+        [&](std::uint32_t i) {
+          std::uint64_t* page = lst + 512 * i;
+          return nvme::prp_list_page{page, reinterpret_cast<std::uintptr_t>(page)};
+        },
+        p);
+    return p;
+  };
+  const nvme::prp_pair wp = prps_for(wbuf, list), rp = prps_for(rbuf, list + 512 * 8);
+  out->write_status = bam::emu::gpu::block_io(v, 0, 0, true, 100, nlb, wp, 0).status().code();
+  out->read_status = bam::emu::gpu::block_io(v, 0, 0, false, 100, nlb, rp, 0).status().code();
+  std::uint32_t bad = 0;
+  for (std::uint64_t i = 0; i < bytes / 4; ++i)
+    bad += reinterpret_cast<std::uint32_t*>(rbuf)[i] != 0x1000u + i ? 1 : 0;
+  out->bad_words = bad;
+}
+
+__global__ void status_kernel(drives_view v, std::byte* buf, std::uint16_t* out) {
+  auto q = bam::emu::gpu::drive_queue(v, 0, 0);
+  const nvme::prp_pair p{reinterpret_cast<std::uintptr_t>(buf), 0};
+  out[0] = q.submit_and_wait(nvme::read(1, v.lbas, 1, p), 0).status().code();      // past the end
+  out[1] = q.submit_and_wait(nvme::read(1, v.lbas - 1, 2, p), 0).status().code();  // crosses it
+  out[2] = q.submit_and_wait(nvme::read(2, 0, 1, p), 0).status().code();           // no NSID 2
+  nvme::command bad = nvme::read(1, 0, 1, p);
+  bad.opcode = 0x7f;
+  out[3] = q.submit_and_wait(bad, 0).status().code();
+  out[4] = q.submit_and_wait(nvme::flush(1), 0).status().code();
+  out[5] = q.submit_and_wait(nvme::read(1, v.lbas - 1, 1, p), 0).status().code();  // last LBA
+}
+
+TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 14;
+  dc.media = bam::emu::gpu::media_kind::device;
+  cfg.drives = {dc};
+  cfg.queues_per_drive = 2;
+  cfg.queue_entries = 16;
+  cfg.engine_blocks = 1;
+  cfg.engine_warps_per_block = 1;
+  std::byte* region = nullptr;
+  std::uint64_t* list = nullptr;
+  prp_case_result* res = nullptr;
+  std::uint16_t* codes = nullptr;
+  CUDA_OK(cudaMalloc(&region, 8u << 20));
+  CUDA_OK(cudaMalloc(&list, 16 * 4096));
+  CUDA_OK(cudaMallocManaged(&res, sizeof(prp_case_result)));
+  CUDA_OK(cudaMallocManaged(&codes, 8 * sizeof(std::uint16_t)));
+  CUDA_OK(bam::preload_kernel(prp_kernel));
+  CUDA_OK(bam::preload_kernel(status_kernel));
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  // (blocks, buffer offset): one page, PRP2 as second page, PRP lists (the last: 2 MiB, MDTS).
+  const std::pair<std::uint32_t, std::uint32_t> cases[] = {
+      {8, 0}, {8, 512}, {16, 2048}, {64, 0}, {4096, 4096 - 64}};
+  for (const auto& [nlb, off] : cases) {
+    *res = prp_case_result{0xffff, 0xffff, 0xffffffff};
+    prp_kernel<<<1, 1, 0, s>>>(drives.view(), region, list, nlb, off, res);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaStreamSynchronize(s));
+    EXPECT_EQ(res->write_status, 0u) << nlb << " blocks at offset " << off;
+    EXPECT_EQ(res->read_status, 0u) << nlb << " blocks at offset " << off;
+    EXPECT_EQ(res->bad_words, 0u) << nlb << " blocks at offset " << off;
+  }
+  status_kernel<<<1, 1, 0, s>>>(drives.view(), region, codes);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  drives.stop();
+  EXPECT_EQ(codes[0], nvme::sc::lba_out_of_range.code());
+  EXPECT_EQ(codes[1], nvme::sc::lba_out_of_range.code());
+  EXPECT_EQ(codes[2], nvme::sc::invalid_namespace.code());
+  EXPECT_EQ(codes[3], nvme::sc::invalid_opcode.code());
+  EXPECT_EQ(codes[4], 0);
+  EXPECT_EQ(codes[5], 0);
+
+  // A null drive completes reads successfully without touching the buffer.
+  bam::emu::gpu::drives_config ncfg = cfg;
+  ncfg.drives[0].model = bam::emu::timing_preset("null");
+  bam::emu::gpu::emulated_drives null_drive(ncfg);
+  null_drive.start();
+  *res = prp_case_result{0xffff, 0xffff, 0xffffffff};
+  prp_kernel<<<1, 1, 0, s>>>(null_drive.view(), region, list, 8, 0, res);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  null_drive.stop();
+  EXPECT_EQ(res->write_status, 0u);
+  EXPECT_EQ(res->read_status, 0u);
+  EXPECT_EQ(res->bad_words, 8u * 512 / 4);  // nothing was moved
+  CUDA_OK(cudaStreamDestroy(s));
+  CUDA_OK(cudaFree(region));
+  CUDA_OK(cudaFree(list));
+  CUDA_OK(cudaFree(res));
+  CUDA_OK(cudaFree(codes));
+}
+
+}  // namespace

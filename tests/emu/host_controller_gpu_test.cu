@@ -1,0 +1,210 @@
+// GPU threads drive BaM queue pairs served by the HOST emulated controller: the controller is
+// on the other side of PCIe, as a real SSD is. The SQ/CQ rings and the data buffers are pinned
+// host memory the controller reaches by DMA, the doorbells are words of the controller's
+// register block (mapped into the GPU), and the queues' bookkeeping is GPU memory. Everything
+// happens in ONE kernel plus CPU threads, so the test also runs under compute-sanitizer
+// (memcheck, racecheck, synccheck), which serialises kernels and so cannot run the GPU engine
+// beside an application kernel: scripts/gpu/sanitize.sh runs it that way on the device.
+#include <cuda_runtime.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "bam/driver/controller_driver.hpp"
+#include "bam/emu/dma_window.hpp"
+#include "bam/emu/emulated_controller.hpp"
+#include "bam/nvme/commands.hpp"
+#include "bam/queue/queue_pair_ref.hpp"
+#include "common/cuda_test.hpp"
+
+namespace {
+
+namespace nvme = bam::nvme;
+using gpu_queue = bam::queue_pair_ref<bam::memory_doorbell, cuda::thread_scope_device>;
+
+constexpr std::uint32_t lba_size = 512;
+constexpr std::uint32_t words = lba_size / 4;
+
+__host__ __device__ std::uint32_t stamp(std::uint64_t lba, std::uint32_t gen, std::uint32_t w) {
+  return static_cast<std::uint32_t>(lba * 2654435761u) ^ (gen << 20) ^ w;
+}
+
+/// Thread t owns LBAs t, t + threads, ...: it writes each (generation 1), reads it back, writes
+/// it again (generation 2) and reads again; every read must equal the last write.
+__global__ void write_read_kernel(const bam::queue_pointers* queues, std::uint32_t n_queues,
+                                  std::uint32_t* buffers, std::uint32_t threads,
+                                  std::uint32_t lbas_per_thread, unsigned long long* errors,
+                                  unsigned long long* mismatches) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  const gpu_queue q(queues[t % n_queues]);
+  std::uint32_t* buf = buffers + std::size_t{t} * words;
+  const auto prp = nvme::prp_pair{reinterpret_cast<std::uintptr_t>(buf), 0};
+  for (std::uint32_t gen = 1; gen <= 2; ++gen) {
+    for (std::uint32_t i = 0; i < lbas_per_thread; ++i) {
+      const std::uint64_t lba = t + std::uint64_t{i} * threads;
+      for (std::uint32_t w = 0; w < words; ++w)
+        bam::system_atomic_ref<std::uint32_t>(buf[w]).store(stamp(lba, gen, w), bam::relaxed);
+      if (!q.submit_and_wait(nvme::write(1, lba, 1, prp)).status().ok()) atomicAdd(errors, 1ull);
+      for (std::uint32_t w = 0; w < words; ++w)
+        bam::system_atomic_ref<std::uint32_t>(buf[w]).store(0, bam::relaxed);
+      if (!q.submit_and_wait(nvme::read(1, lba, 1, prp)).status().ok()) atomicAdd(errors, 1ull);
+      for (std::uint32_t w = 0; w < words; ++w)
+        if (bam::system_atomic_ref<std::uint32_t>(buf[w]).load(bam::relaxed) !=
+            stamp(lba, gen, w)) {
+          atomicAdd(mismatches, 1ull);
+          break;
+        }
+    }
+  }
+}
+
+struct pinned {
+  void* p = nullptr;
+  explicit pinned(std::size_t bytes) {
+    if (cudaHostAlloc(&p, bytes, cudaHostAllocMapped | cudaHostAllocPortable) == cudaSuccess)
+      std::memset(p, 0, bytes);
+    else
+      p = nullptr;
+  }
+  ~pinned() {
+    if (p != nullptr) cudaFreeHost(p);
+  }
+};
+
+struct case_params {
+  std::uint32_t queues, entries, threads, lbas_per_thread;
+};
+
+void run_case(const case_params& c) {
+  int can_use_host_pointer = 0;
+  CUDA_OK(cudaDeviceGetAttribute(&can_use_host_pointer,
+                                 cudaDevAttrCanUseHostPointerForRegisteredMem, 0));
+  if (can_use_host_pointer == 0)
+    GTEST_SKIP() << "GPU cannot use host pointers of registered memory";
+
+  bam::emu::controller_options opts;
+  opts.lba_size = lba_size;
+  opts.namespace_lbas = std::uint64_t{c.threads} * c.lbas_per_thread;
+  opts.max_queue_entries = 1024;
+  opts.max_io_queue_pairs = c.queues + 1;  // queue 1: the host's check at the end
+  opts.worker_threads = 2;
+  bam::emu::emulated_controller ctrl(opts);
+  ctrl.start();
+  bam::controller_driver driver(ctrl.bar(), ctrl.allocator());
+
+  // The doorbells: the controller's register block, mapped for the GPU.
+  const bam::bar_ref bar = ctrl.bar();
+  CUDA_OK(cudaHostRegister(bar.base(), bar.size(), cudaHostRegisterMapped));
+  void* bar_dev = nullptr;
+  CUDA_OK(cudaHostGetDevicePointer(&bar_dev, bar.base(), 0));
+  const bam::bar_ref gpu_bar(bar_dev, bar.size());
+
+  // Rings and data buffers: pinned host memory inside the controller's DMA window (identity bus
+  // addresses; with unified addressing the GPU uses the same pointers).
+  const std::size_t ring_bytes = 4096 * ((std::size_t{c.entries} * 64 + 4095) / 4096);
+  const std::size_t cq_bytes = 4096 * ((std::size_t{c.entries} * 16 + 4095) / 4096);
+  const std::size_t buffer_bytes = std::size_t{c.threads} * lba_size;
+  const std::size_t total = c.queues * (ring_bytes + cq_bytes) + buffer_bytes;
+  pinned mem(total);
+  ASSERT_NE(mem.p, nullptr);
+  auto* base = static_cast<std::byte*>(mem.p);
+  const auto bus = reinterpret_cast<std::uint64_t>(base);
+  ctrl.window().add(bus, total);
+
+  // Bookkeeping in GPU memory: only GPU threads touch it.
+  const bam::queue_state_layout layout(c.entries, c.entries);
+  const std::size_t state_bytes = bam::queue_state_layout::align(layout.bytes);
+  void* state = nullptr;
+  CUDA_OK(cudaMalloc(&state, state_bytes * c.queues));
+  CUDA_OK(cudaMemset(state, 0, state_bytes * c.queues));
+
+  const std::uint32_t dstrd = driver.info().doorbell_stride;
+  std::vector<bam::queue_pointers> qp(c.queues);
+  for (std::uint32_t i = 0; i < c.queues; ++i) {
+    const auto qid = static_cast<std::uint16_t>(i + 2);
+    std::byte* sq = base + i * ring_bytes;
+    std::byte* cq = base + c.queues * ring_bytes + i * cq_bytes;
+    driver.admin_checked(
+        nvme::create_io_cq(qid, c.entries, reinterpret_cast<std::uint64_t>(cq), true),
+        "create I/O CQ");
+    driver.admin_checked(
+        nvme::create_io_sq(qid, c.entries, qid, reinterpret_cast<std::uint64_t>(sq), true),
+        "create I/O SQ");
+    qp[i].sq = reinterpret_cast<nvme::command*>(sq);
+    qp[i].cq = reinterpret_cast<nvme::completion*>(cq);
+    qp[i].sq_doorbell = gpu_bar.word(nvme::reg::sq_tail_doorbell(qid, dstrd));
+    qp[i].cq_doorbell = gpu_bar.word(nvme::reg::cq_head_doorbell(qid, dstrd));
+    qp[i].sq_entries = qp[i].cq_entries = c.entries;
+    qp[i].qid = qid;
+    layout.place(static_cast<std::byte*>(state) + i * state_bytes, qp[i]);
+  }
+  bam::queue_pointers* qp_dev = nullptr;
+  CUDA_OK(cudaMalloc(&qp_dev, sizeof(bam::queue_pointers) * c.queues));
+  CUDA_OK(cudaMemcpy(qp_dev, qp.data(), sizeof(bam::queue_pointers) * c.queues,
+                     cudaMemcpyHostToDevice));
+  unsigned long long* counts = nullptr;
+  CUDA_OK(cudaMallocManaged(&counts, 2 * sizeof(unsigned long long)));
+  counts[0] = counts[1] = 0;
+
+  auto* buffers = reinterpret_cast<std::uint32_t*>(base + c.queues * (ring_bytes + cq_bytes));
+  write_read_kernel<<<(c.threads + 127) / 128, 128>>>(qp_dev, c.queues, buffers, c.threads,
+                                                      c.lbas_per_thread, counts, counts + 1);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_EQ(counts[0], 0u) << "commands that failed";
+  EXPECT_EQ(counts[1], 0u) << "reads that did not return the last write";
+
+  // Every command went through the controller exactly once: tickets = SQ tail = CQ head.
+  std::uint64_t commands = 0;
+  for (std::uint32_t i = 0; i < c.queues; ++i) {
+    bam::queue_counters qc{};
+    CUDA_OK(cudaMemcpy(&qc, static_cast<std::byte*>(state) + i * state_bytes, sizeof qc,
+                       cudaMemcpyDeviceToHost));
+    EXPECT_EQ(qc.sq_ticket, qc.sq_tail) << "queue " << i;
+    EXPECT_EQ(qc.sq_ticket, qc.cq_head) << "queue " << i;
+    commands += qc.sq_ticket;
+  }
+  EXPECT_EQ(commands, std::uint64_t{c.threads} * c.lbas_per_thread * 4);
+
+  // Through a host queue of the same controller: the media holds generation 2 of every block.
+  {
+    bam::io_queue_pair host_qp = driver.create_io_queue_pair(16);
+    bam::dma_buffer block(ctrl.allocator(), lba_size);
+    const auto prp = nvme::prp_pair{block.region().bus_address(0), 0};
+    for (std::uint64_t lba = 0; lba < opts.namespace_lbas; lba += 97) {
+      ASSERT_TRUE(host_qp.ref().submit_and_wait(nvme::read(1, lba, 1, prp)).status().ok());
+      const auto* w32 = block.region().as<std::uint32_t>();
+      for (std::uint32_t w = 0; w < words; ++w)
+        ASSERT_EQ(w32[w], stamp(lba, 2, w)) << "lba " << lba << " word " << w;
+    }
+  }
+
+  for (std::uint32_t i = 0; i < c.queues; ++i) {
+    const auto qid = static_cast<std::uint16_t>(i + 2);
+    driver.admin_checked(nvme::delete_io_sq(qid), "delete I/O SQ");
+    driver.admin_checked(nvme::delete_io_cq(qid), "delete I/O CQ");
+  }
+  ctrl.window().remove(bus);
+  CUDA_OK(cudaFree(counts));
+  CUDA_OK(cudaFree(qp_dev));
+  CUDA_OK(cudaFree(state));
+  CUDA_OK(cudaHostUnregister(bar.base()));
+}
+
+// Small: what compute-sanitizer runs (a few hundred threads, odd ring sizes, more threads than
+// entries so submitters wait for turns and command IDs).
+TEST(HostControllerGpu, SanitizerCaseReadsReturnLastWrite) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  run_case({2, 13, 256, 2});
+}
+
+// Larger: thousands of GPU threads on a few queues.
+TEST(HostControllerGpu, ManyThreadsFewQueuesReadsReturnLastWrite) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  run_case({4, 256, 16384, 2});
+}
+
+}  // namespace
