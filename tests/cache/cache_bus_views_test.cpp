@@ -112,7 +112,7 @@ std::uint64_t write_and_read_back(host_rig& rig, bool honest, std::uint32_t line
     const bam::cache_stats s = c.stats();
     errors += s.io_errors;
     if (honest) {
-      EXPECT_EQ(s.bytes_written[0], 32u * line_bytes);  // striped: 32 lines per SSD
+      EXPECT_EQ(s.bytes_written[0], 32u * line_bytes);  // striped by 64 KiB units: half each
       EXPECT_EQ(s.bytes_written[1], 32u * line_bytes);
     }
   }
@@ -131,11 +131,11 @@ TEST(CacheBusViews, EachSsdUsesItsOwnBusAddressesOfTheSlots) {
     std::uint64_t bad = 0;
     EXPECT_EQ(write_and_read_back(rig, true, line, &bad), 0u) << line;
     EXPECT_EQ(bad, 0u) << line;
-    // SSD 1 holds odd lines at LBA (line / 2) * blocks: check line 1 on the media itself.
+    // SSD 1 holds the second 64 KiB stripe unit at LBA 0: check its first line on the media.
     std::vector<std::uint64_t> media(line / 8);
     rig.media_io(1, false, 0, line / 512, media.data());
     for (std::uint64_t k = 0; k < media.size(); ++k)
-      ASSERT_EQ(media[k], value(line / 8 + k)) << line << " element " << k;
+      ASSERT_EQ(media[k], value(bam::stripe_bytes / 8 + k)) << line << " element " << k;
   }
 }
 

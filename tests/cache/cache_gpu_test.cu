@@ -18,7 +18,6 @@
 #include "bam/array/array_ref.hpp"
 #include "bam/cache/cache.hpp"
 #include "bam/cache/gpu_storage.hpp"
-#include "bam/emu/gpu/drive_io.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/timing_presets.hpp"
 #include "common/cuda_test.hpp"
@@ -208,7 +207,7 @@ void check_stats(const bam::cache_stats& s, const layout& l, std::uint64_t slots
 
 // ---- a million threads on two GPU-emulated SSDs ------------------------------------------
 
-using gcache = bam::cache<bam::gpu_cache_storage>;
+using gcache = bam::cache<bam::gpu_cache_storage<bam::emu::gpu::drives_ref>>;
 using gref = gcache::ref_type;
 
 TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
@@ -219,7 +218,9 @@ TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
   bam::emu::gpu::drives_config cfg;
   for (std::uint32_t d = 0; d < n_drives; ++d) {
     bam::emu::gpu::drive_config dc;
-    dc.lbas = (l.lines + 1) / 2 * (line_bytes / 512) + 64;
+    // Whole stripe units per drive, one spare.
+    dc.lbas = ((l.lines * line_bytes + 2 * bam::stripe_bytes - 1) / (2 * bam::stripe_bytes) + 1) *
+              (bam::stripe_bytes / 512);
     dc.model = bam::emu::timing_preset("ideal");
     cfg.drives.push_back(dc);
   }
@@ -232,10 +233,11 @@ TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
   *counts = gpu_counts{};
   {
     bam::emu::gpu::emulated_drives drives(cfg);
+    const bam::line_map map =
+        bam::make_line_map(n_drives, line_bytes, 9, bam::line_layout::striped);
     const auto media = [&](std::uint64_t line) {
-      return reinterpret_cast<std::uint64_t*>(
-          drives.host_media(static_cast<std::uint32_t>(line % n_drives)) +
-          (line / n_drives) * line_bytes);
+      return reinterpret_cast<std::uint64_t*>(drives.host_media(map.ssd_of(line)) +
+                                              map.lba_of(line) * 512);
     };
     for (std::uint64_t line = 0; line < l.lines; ++line) {
       for (std::uint64_t k = 0; k < l.per_line; ++k)
@@ -246,7 +248,7 @@ TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
     cc.slots = slots;
     cc.lines = l.lines;
     cc.io_timeout_ns = 30'000'000'000ull;
-    gcache c(cc, drives.view());  // before start(): cudaMalloc
+    gcache c(cc, drives.ref(), drives.dma_memory());  // before start(): cudaMalloc
     gcache::preload();
     preload_all<gref>();
     drives.start();

@@ -61,10 +61,10 @@ TEST(Cache, ColdScanIssuesOneReadAndOneMissPerLine) {
 
 TEST(Cache, SecondScanOfAFittingDatasetOnlyHits) {
   host_rig rig(2, 2, 4096);
-  host_cache c(config(4096, 16, 16), rig.ssds(), rig.slot_memory());
+  host_cache c(config(4096, 32, 32), rig.ssds(), rig.slot_memory());
   rig.share(c.storage());
-  fill_media(rig, map_of(c), 4096, 16);
-  const u64_array a(c.ref(), range<std::uint64_t>{0, 16 * 512});
+  fill_media(rig, map_of(c), 4096, 32);
+  const u64_array a(c.ref(), range<std::uint64_t>{0, 32 * 512});
   for (int pass = 0; pass < 2; ++pass) {
     std::uint64_t wrong = 0;
     for (std::uint64_t i = 0; i < a.size(); ++i)
@@ -72,13 +72,14 @@ TEST(Cache, SecondScanOfAFittingDatasetOnlyHits) {
     EXPECT_EQ(wrong, 0u);
   }
   const bam::cache_stats s = c.stats();
-  EXPECT_EQ(s.reads, 16u);
-  EXPECT_EQ(s.misses, 16u);
-  EXPECT_EQ(s.hits, 2u * 16 * 512 - 16);
+  EXPECT_EQ(s.reads, 32u);
+  EXPECT_EQ(s.misses, 32u);
+  EXPECT_EQ(s.hits, 2u * 32 * 512 - 32);
   EXPECT_EQ(s.evictions, 0u);
   ASSERT_EQ(s.bytes_read.size(), 2u);
-  EXPECT_EQ(s.bytes_read[0], 8u * 4096);  // striped: even lines on SSD 0, odd on SSD 1
-  EXPECT_EQ(s.bytes_read[1], 8u * 4096);
+  // Striped by 64 KiB units: lines 0-15 on SSD 0, lines 16-31 on SSD 1.
+  EXPECT_EQ(s.bytes_read[0], 16u * 4096);
+  EXPECT_EQ(s.bytes_read[1], 16u * 4096);
 }
 
 struct durable_case {

@@ -21,7 +21,7 @@ inline std::uint64_t initial_value(std::uint64_t i) {
 
 inline line_map map_of(const host_cache& c) {
   const auto& cfg = c.config();
-  return line_map{c.storage().ssds(), cfg.line_bytes / 512, cfg.layout};
+  return make_line_map(c.storage().ssds(), cfg.line_bytes, 9, cfg.layout);
 }
 
 /// The 64-bit elements of `line` as SSD `ssd` holds them (replicated: any SSD; striped: pass
@@ -30,7 +30,7 @@ inline std::vector<std::uint64_t> media_line(host_rig& rig, const line_map& m,
                                              std::uint32_t line_bytes, std::uint64_t line,
                                              std::uint32_t ssd) {
   std::vector<std::uint64_t> v(line_bytes / 8);
-  rig.media_io(ssd, false, m.lba_of(line), m.blocks_per_line, v.data());
+  rig.media_io(ssd, false, m.lba_of(line), m.blocks_per_line(), v.data());
   return v;
 }
 
@@ -43,10 +43,10 @@ inline void fill_media(host_rig& rig, const line_map& m, std::uint32_t line_byte
     for (std::uint64_t k = 0; k < per_line; ++k)
       v[k] = initial_value(l * per_line + k);
     if (m.layout == line_layout::striped) {
-      rig.media_io(m.ssd_of(l), true, m.lba_of(l), m.blocks_per_line, v.data());
+      rig.media_io(m.ssd_of(l), true, m.lba_of(l), m.blocks_per_line(), v.data());
     } else {
       for (std::uint32_t d = 0; d < m.ssds; ++d)
-        rig.media_io(d, true, m.lba_of(l), m.blocks_per_line, v.data());
+        rig.media_io(d, true, m.lba_of(l), m.blocks_per_line(), v.data());
     }
   }
 }

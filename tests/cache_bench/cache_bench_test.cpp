@@ -165,7 +165,8 @@ TEST(CacheBenchHost, ColdSequentialReuseScanMissesEveryLineOnce) {
   EXPECT_EQ(c["writes"], 0u);
   EXPECT_EQ(c["bytes_read"][0].get<std::uint64_t>() + c["bytes_read"][1].get<std::uint64_t>(),
             64u * 512u);
-  EXPECT_EQ(c["bytes_read"][0], 32u * 512u);  // striped over two SSDs
+  // 32 KiB of data: all of it in the first 64 KiB stripe unit, on SSD 0.
+  EXPECT_EQ(c["bytes_read"][0], 64u * 512u);
   EXPECT_EQ(st["verify"]["read_errors"], 0u);
   EXPECT_EQ(st["verify"]["media_errors"], 0u);
   EXPECT_EQ(st["verify"]["media_written"], 0u);
@@ -229,8 +230,8 @@ TEST(CacheBenchHost, ColdSequentialScanReadsEachLineOnceInBothLayouts) {
       EXPECT_EQ(c["reads"], 64u);
       EXPECT_EQ(c["evictions"], 0u);
       EXPECT_EQ(c["writes"], 0u);
-      EXPECT_EQ(c["bytes_read"][0], 32u * 512u);
-      EXPECT_EQ(c["bytes_read"][1], 32u * 512u);
+      EXPECT_EQ(c["bytes_read"][0], 64u * 512u);  // 32 KiB: the first 64 KiB stripe unit
+      EXPECT_EQ(c["bytes_read"][1], 0u);
       const std::uint64_t lookups =
           mode != "reuse" ? 4096u : (layout == "thread" ? 32u * 16u : 32u * 16u * 4u);
       EXPECT_EQ(c["accesses"], lookups);
@@ -245,6 +246,30 @@ TEST(CacheBenchHost, ColdSequentialScanReadsEachLineOnceInBothLayouts) {
 /// Both layouts, every mode, reads, writes and mixed over a dataset 8x the cache (random
 /// chunks; warp layout: one chunk and one read/write decision per group of 32 threads): every
 /// read is an initial or written value and the SSDs hold exactly the written elements.
+/// A dataset of four 64 KiB stripe units (256 KiB, 512 lines of 512 B) read once by a cold
+/// sequential pass with a slot per line: every line is read once, and the reads split evenly
+/// over the two SSDs (units 0 and 2 on SSD 0, units 1 and 3 on SSD 1).
+TEST(CacheBenchHost, ColdScanOfFourStripeUnitsSplitsTheReadsOverBothSsds) {
+  temp_dir dir;
+  const json doc = run_report(
+      with(base_args(),
+           {"--threads", "32", "--pattern", "sequential", "--set", "cache_bench.temperature=cold",
+            "--set", "cache_bench.elements=32768", "--set", "cache_bench.coarsening=8", "--set",
+            "cache_bench.iterations=128", "--set", "cache.capacity=262144", "--verify"}),
+      dir);
+  ASSERT_FALSE(doc.is_null());
+  const json& st = stats_of(doc);
+  const json& c = st["cache"];
+  EXPECT_EQ(st["accesses"], 32768u);
+  EXPECT_EQ(c["reads"], 512u);
+  EXPECT_EQ(c["misses"], 512u);
+  EXPECT_EQ(c["evictions"], 0u);
+  EXPECT_EQ(c["bytes_read"][0], 2u * 65536u);
+  EXPECT_EQ(c["bytes_read"][1], 2u * 65536u);
+  EXPECT_EQ(st["verify"]["read_errors"], 0u);
+  EXPECT_EQ(st["verify"]["media_errors"], 0u);
+}
+
 TEST(CacheBenchHost, BothLayoutsVerifyReadsWritesAndMixed) {
   temp_dir dir;
   const json doc = run_report(with(base_args(), {"--threads",

@@ -11,15 +11,15 @@
 #include <vector>
 
 #include "bam/detail/clock.hpp"
-#include "bam/emu/gpu/drive_io.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/timing_presets.hpp"
 #include "bam/nvme/prp.hpp"
+#include "bam/queue/block_io.hpp"
 #include "common/cuda_test.hpp"
 
 namespace {
 
-using bam::emu::gpu::drives_view;
+using bam::emu::gpu::drives_ref;
 namespace nvme = bam::nvme;
 
 /// Stamp word w of global LBA g at generation gen.
@@ -54,17 +54,16 @@ struct counters {
 };
 
 struct integrity_args {
-  drives_view v;
+  drives_ref v;
   uint4* buffers;  // 512 B per thread
   counters* c;
   std::uint32_t bits;  // 2^bits global LBAs, 2 per thread
   std::uint32_t phase;
 };
 
-__device__ void locate(const drives_view& v, std::uint64_t g, std::uint32_t& d,
-                       std::uint64_t& lba) {
-  d = static_cast<std::uint32_t>(g % v.drives);
-  lba = g / v.drives;
+__device__ void locate(const drives_ref& v, std::uint64_t g, std::uint32_t& d, std::uint64_t& lba) {
+  d = static_cast<std::uint32_t>(g % v.ssds());
+  lba = g / v.ssds();
 }
 
 __device__ bool io(const integrity_args& a, bool write, std::uint64_t g, uint4* buf,
@@ -72,8 +71,7 @@ __device__ bool io(const integrity_args& a, bool write, std::uint64_t g, uint4* 
   std::uint32_t d;
   std::uint64_t lba;
   locate(a.v, g, d, lba);
-  const nvme::completion e =
-      bam::emu::gpu::block_io(a.v, d, queue, write, lba, 1, buf, 30'000'000'000ull);
+  const nvme::completion e = bam::block_io(a.v, d, queue, write, lba, 1, buf, 30'000'000'000ull);
   atomicAdd(&a.c->ios, 1ull);
   if (e.status().code() == nvme::sc::host_timeout.code()) atomicAdd(&a.c->timeouts, 1ull);
   if (!e.status().ok()) {
@@ -89,7 +87,7 @@ __global__ void integrity_kernel(integrity_args a, std::uint32_t threads) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   uint4* buf = a.buffers + std::uint64_t{t} * 32;
-  const std::uint32_t queue = (t / a.v.drives) % a.v.queues_per_drive;
+  const std::uint32_t queue = (t / a.v.ssds()) % a.v.queues_per_ssd();
   const std::uint64_t g0 = scatter(2ull * t, a.bits), g1 = scatter(2ull * t + 1, a.bits);
   if (a.phase == 1) {
     for (std::uint64_t g : {g0, g1}) {
@@ -142,7 +140,7 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     for (std::uint32_t phase : {1u, 2u}) {
-      integrity_args a{drives.view(), buffers, c, bits, phase};
+      integrity_args a{drives.ref(), buffers, c, bits, phase};
       integrity_kernel<<<threads / 256, 256, 0, s>>>(a, threads);
       CUDA_OK(cudaGetLastError());
       CUDA_OK(cudaStreamSynchronize(s));
@@ -187,15 +185,15 @@ struct fault_counts {
   unsigned long long ok, media_errors, timeouts, other, bad_data;
 };
 
-__global__ void read_kernel(drives_view v, uint4* buffers, fault_counts* fc, std::uint32_t threads,
+__global__ void read_kernel(drives_ref v, uint4* buffers, fault_counts* fc, std::uint32_t threads,
                             std::uint32_t reads, std::uint64_t timeout_ns, std::uint32_t salt) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   uint4* buf = buffers + std::uint64_t{t} * 32;
-  const std::uint32_t queue = t % v.queues_per_drive;
+  const std::uint32_t queue = t % v.queues_per_ssd();
   for (std::uint32_t i = 0; i < reads; ++i) {
-    const std::uint64_t lba = (std::uint64_t{t} * 131 + i * 7 + salt) % v.lbas;
-    const nvme::completion e = bam::emu::gpu::block_io(v, 0, queue, false, lba, 1, buf, timeout_ns);
+    const std::uint64_t lba = (std::uint64_t{t} * 131 + i * 7 + salt) % v.lbas();
+    const nvme::completion e = bam::block_io(v, 0, queue, false, lba, 1, buf, timeout_ns);
     const nvme::status st = e.status();
     if (st.ok()) {
       atomicAdd(&fc->ok, 1ull);
@@ -246,14 +244,14 @@ TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
   drives.start();
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  read_kernel<<<threads / 128, 128, 0, s>>>(drives.view(), buffers, fc, threads, reads, timeout_ns,
+  read_kernel<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, fc, threads, reads, timeout_ns,
                                             0);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaStreamSynchronize(s));
   // Let the delayed completions arrive, then read again: the queues must keep working, and the
   // late entries get consumed on behalf of the waiters that gave up.
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  read_kernel<<<threads / 128, 128, 0, s>>>(drives.view(), buffers, fc + 1, threads, reads,
+  read_kernel<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, fc + 1, threads, reads,
                                             timeout_ns, 1);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaStreamSynchronize(s));
@@ -275,9 +273,10 @@ TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
   EXPECT_NEAR(static_cast<double>(st.dropped) / total, 0.002, 0.001);
 
   // Bookkeeping left behind: IDs still held = lost commands + delayed ones nobody consumed yet.
-  const drives_view v = drives.view();
-  std::vector<bam::queue_pointers> qp(v.queues_per_drive);
-  CUDA_OK(cudaMemcpy(qp.data(), v.queues, qp.size() * sizeof qp[0], cudaMemcpyDeviceToHost));
+  const drives_ref v = drives.ref();
+  std::vector<bam::queue_pointers> qp(v.queues_per_ssd());
+  CUDA_OK(cudaMemcpy(qp.data(), v.parameters().queues, qp.size() * sizeof qp[0],
+                     cudaMemcpyDeviceToHost));
   std::uint64_t late = 0, held = 0, queue_timeouts = 0;
   for (const auto& p : qp) {
     bam::queue_counters qc;
@@ -302,7 +301,7 @@ TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
 
 // ---- timing model ----------------------------------------------------------------------------
 
-__global__ void timed_reads(drives_view v, uint4* buffers, unsigned long long* min_latency,
+__global__ void timed_reads(drives_ref v, uint4* buffers, unsigned long long* min_latency,
                             std::uint32_t threads, std::uint32_t reads) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
@@ -310,8 +309,8 @@ __global__ void timed_reads(drives_view v, uint4* buffers, unsigned long long* m
   for (std::uint32_t i = 0; i < reads; ++i) {
     const std::uint64_t t0 = bam::now_ns();
     const nvme::completion e =
-        bam::emu::gpu::block_io(v, t % v.drives, (t / v.drives) % v.queues_per_drive, false,
-                                (std::uint64_t{t} * 977 + i) % v.lbas, 1, buf, 0);
+        bam::block_io(v, t % v.ssds(), (t / v.ssds()) % v.queues_per_ssd(), false,
+                      (std::uint64_t{t} * 977 + i) % v.lbas(), 1, buf, 0);
     const std::uint64_t dt = bam::now_ns() - t0;
     if (e.status().ok()) atomicMin(min_latency, static_cast<unsigned long long>(dt));
   }
@@ -340,7 +339,7 @@ TEST(GpuTimingModel, LatencyAndRateStayWithinTheModel) {
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   const auto t0 = std::chrono::steady_clock::now();
-  timed_reads<<<threads / 128, 128, 0, s>>>(drives.view(), buffers, min_latency, threads, reads);
+  timed_reads<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, min_latency, threads, reads);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaStreamSynchronize(s));
   const double seconds =
@@ -365,7 +364,7 @@ struct prp_case_result {
 
 /// One thread: write `nlb` blocks from a buffer at `offset` into a page-aligned region (PRP1,
 /// PRP2 or a PRP list built with build_prps), read them back into another, compare.
-__global__ void prp_kernel(drives_view v, std::byte* region, std::uint64_t* list, std::uint32_t nlb,
+__global__ void prp_kernel(drives_ref v, std::byte* region, std::uint64_t* list, std::uint32_t nlb,
                            std::uint32_t offset, prp_case_result* out) {
   const std::uint64_t bytes = std::uint64_t{nlb} * 512;
   std::byte* wbuf = region + offset;
@@ -386,25 +385,25 @@ __global__ void prp_kernel(drives_view v, std::byte* region, std::uint64_t* list
     return p;
   };
   const nvme::prp_pair wp = prps_for(wbuf, list), rp = prps_for(rbuf, list + 512 * 8);
-  out->write_status = bam::emu::gpu::block_io(v, 0, 0, true, 100, nlb, wp, 0).status().code();
-  out->read_status = bam::emu::gpu::block_io(v, 0, 0, false, 100, nlb, rp, 0).status().code();
+  out->write_status = bam::block_io(v, 0, 0, true, 100, nlb, wp, 0).status().code();
+  out->read_status = bam::block_io(v, 0, 0, false, 100, nlb, rp, 0).status().code();
   std::uint32_t bad = 0;
   for (std::uint64_t i = 0; i < bytes / 4; ++i)
     bad += reinterpret_cast<std::uint32_t*>(rbuf)[i] != 0x1000u + i ? 1 : 0;
   out->bad_words = bad;
 }
 
-__global__ void status_kernel(drives_view v, std::byte* buf, std::uint16_t* out) {
-  auto q = bam::emu::gpu::drive_queue(v, 0, 0);
+__global__ void status_kernel(drives_ref v, std::byte* buf, std::uint16_t* out) {
+  auto q = v.queue(0, 0);
   const nvme::prp_pair p{reinterpret_cast<std::uintptr_t>(buf), 0};
-  out[0] = q.submit_and_wait(nvme::read(1, v.lbas, 1, p), 0).status().code();      // past the end
-  out[1] = q.submit_and_wait(nvme::read(1, v.lbas - 1, 2, p), 0).status().code();  // crosses it
-  out[2] = q.submit_and_wait(nvme::read(2, 0, 1, p), 0).status().code();           // no NSID 2
+  out[0] = q.submit_and_wait(nvme::read(1, v.lbas(), 1, p), 0).status().code();      // past the end
+  out[1] = q.submit_and_wait(nvme::read(1, v.lbas() - 1, 2, p), 0).status().code();  // crosses it
+  out[2] = q.submit_and_wait(nvme::read(2, 0, 1, p), 0).status().code();             // no NSID 2
   nvme::command bad = nvme::read(1, 0, 1, p);
   bad.opcode = 0x7f;
   out[3] = q.submit_and_wait(bad, 0).status().code();
   out[4] = q.submit_and_wait(nvme::flush(1), 0).status().code();
-  out[5] = q.submit_and_wait(nvme::read(1, v.lbas - 1, 1, p), 0).status().code();  // last LBA
+  out[5] = q.submit_and_wait(nvme::read(1, v.lbas() - 1, 1, p), 0).status().code();  // last LBA
 }
 
 TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
@@ -437,14 +436,14 @@ TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
       {8, 0}, {8, 512}, {16, 2048}, {64, 0}, {4096, 4096 - 64}};
   for (const auto& [nlb, off] : cases) {
     *res = prp_case_result{0xffff, 0xffff, 0xffffffff};
-    prp_kernel<<<1, 1, 0, s>>>(drives.view(), region, list, nlb, off, res);
+    prp_kernel<<<1, 1, 0, s>>>(drives.ref(), region, list, nlb, off, res);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaStreamSynchronize(s));
     EXPECT_EQ(res->write_status, 0u) << nlb << " blocks at offset " << off;
     EXPECT_EQ(res->read_status, 0u) << nlb << " blocks at offset " << off;
     EXPECT_EQ(res->bad_words, 0u) << nlb << " blocks at offset " << off;
   }
-  status_kernel<<<1, 1, 0, s>>>(drives.view(), region, codes);
+  status_kernel<<<1, 1, 0, s>>>(drives.ref(), region, codes);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaStreamSynchronize(s));
   drives.stop();
@@ -461,7 +460,7 @@ TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
   bam::emu::gpu::emulated_drives null_drive(ncfg);
   null_drive.start();
   *res = prp_case_result{0xffff, 0xffff, 0xffffffff};
-  prp_kernel<<<1, 1, 0, s>>>(null_drive.view(), region, list, 8, 0, res);
+  prp_kernel<<<1, 1, 0, s>>>(null_drive.ref(), region, list, 8, 0, res);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaStreamSynchronize(s));
   null_drive.stop();

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "bam/emu/gpu/drive_io.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/timing_presets.hpp"
 #include "bam/kmod/gpu_queues.hpp"
 #include "bam/nvme/commands.hpp"
+#include "bam/queue/block_io.hpp"
 #include "bam/queue/ordering_read.hpp"
 #include "common/cuda_test.hpp"
 
@@ -26,17 +26,16 @@ struct counts {
 
 // ---- (1) ordering read on GPU threads, GPU-emulated drive ------------------------------------
 
-__global__ void read_then_order(bam::emu::gpu::drives_view v, bam::ordering_state* st,
+__global__ void read_then_order(bam::emu::gpu::drives_ref v, bam::ordering_state* st,
                                 std::uint64_t scratch, std::uint8_t* buffers, counts* c,
                                 std::uint32_t threads) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
-  const bam::nvme::completion done = bam::emu::gpu::block_io(
-      v, 0, t % v.queues_per_drive, false, t % v.lbas, 1, buffers + std::size_t{t} * 512, 0);
+  const bam::nvme::completion done = bam::block_io(
+      v, 0, t % v.queues_per_ssd(), false, t % v.lbas(), 1, buffers + std::size_t{t} * 512, 0);
   if (!done.status().ok()) atomicAdd(&c->bad_status, 1ull);
   // One extra read shared by all threads queued behind the lock (queue 0 of drive 0).
-  const bam::ordering_read_ref<bam::device_doorbell> order(st, bam::emu::gpu::drive_queue(v, 0, 0),
-                                                           scratch, 1, 0, 1);
+  const bam::ordering_read_ref<bam::device_doorbell> order(st, v.queue(0, 0), scratch, 1, 0, 1);
   order.after_completion();
   atomicAdd(&c->returned, 1ull);
 }
@@ -71,7 +70,7 @@ TEST(GpuOrderingRead, EveryThreadIsCoveredAndTheExtraReadsAreCoalesced) {
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     read_then_order<<<threads / 128, 128, 0, s>>>(
-        drives.view(), st, reinterpret_cast<std::uintptr_t>(scratch), buffers, c, threads);
+        drives.ref(), st, reinterpret_cast<std::uintptr_t>(scratch), buffers, c, threads);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaStreamSynchronize(s));
     drives.stop();
@@ -98,7 +97,8 @@ TEST(GpuOrderingRead, EveryThreadIsCoveredAndTheExtraReadsAreCoalesced) {
 // ---- (2) kmod_gpu_queues on a real controller ------------------------------------------------
 
 struct stamp_args {
-  bam::kmod_gpu_queues_view v;
+  bam::kmod_gpu_queue_set q;
+  bam::kmod_gpu_ordering order;
   const std::uint64_t* bus;  ///< [threads] bus address of each thread's 4 KiB buffer
   std::uint32_t* data;       ///< [threads][1024] the same buffers as GPU pointers
   std::uint64_t first_lba;   ///< in 4 KiB blocks' first LBA units
@@ -113,10 +113,10 @@ __global__ void gpu_read_verify(stamp_args a) {
   if (t >= a.threads) return;
   const std::uint64_t lba = a.first_lba + std::uint64_t{t} * a.lbas_per_block;
   const bam::nvme::completion done =
-      a.v.queue(t % a.v.count)
+      a.q.queue(0, t % a.q.queues_per_ssd())
           .submit_and_wait(bam::nvme::read(1, lba, a.lbas_per_block, {a.bus[t], 0}));
   if (!done.status().ok()) atomicAdd(&a.c->bad_status, 1ull);
-  a.v.ordering_read().after_completion();  // no-op when the policy is off
+  a.order.after_completion();  // no-op when the policy is off
   const std::uint32_t* d = a.data + std::size_t{t} * 1024;
   for (std::uint32_t k = 0; k < 1024; ++k)
     if (d[k] != static_cast<std::uint32_t>(lba * 2654435761u + k)) {
@@ -175,7 +175,8 @@ TEST(KmodGpuQueues, GpuThreadsReadWhatTheHostWroteThroughGpuRings) {
     CUDA_OK(cudaMallocManaged(&bad, sizeof(unsigned long long)));
     *c = counts{};
     *bad = 0;
-    stamp_args a{q.view(), d_bus, data.as<std::uint32_t>(), first_lba, per_block, c, bad, threads};
+    stamp_args a{q.ref(), q.ordering(), d_bus,  data.as<std::uint32_t>(), first_lba, per_block,
+                 c,       bad,          threads};
     gpu_read_verify<<<threads / 128, 128>>>(a);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaDeviceSynchronize());

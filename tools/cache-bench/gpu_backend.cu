@@ -11,7 +11,6 @@
 #include "bam/cache/cache.hpp"
 #include "bam/cache/gpu_storage.hpp"
 #include "bam/detail/cuda.hpp"
-#include "bam/emu/gpu/drive_io.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
@@ -21,7 +20,7 @@
 namespace bam::tools {
 namespace {
 
-using gcache = cache<gpu_cache_storage>;
+using gcache = cache<gpu_cache_storage<emu::gpu::drives_ref>>;
 using gref = gcache::ref_type;
 using garray = array<std::uint64_t, gref>;
 
@@ -112,7 +111,7 @@ class gpu_rig final : public cache_rig {
     cc.slots = s.slots;
     cc.lines = s.lines;
     try {
-      cache_ = std::make_unique<gcache>(cc, drives_.view());
+      cache_ = std::make_unique<gcache>(cc, drives_.ref(), drives_.dma_memory());
     } catch (const std::invalid_argument& e) {
       throw config_error("cache", e.what());
     }

@@ -76,7 +76,6 @@ gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& 
   gpu_io_params p;
   p.w.threads = c.workload.threads;
   p.w.ssd_count = c.storage.ssd_count;
-  p.w.io_size = c.workload.io_size;
   p.w.dataset = c.dataset();
   p.w.sequential = c.workload.pattern == io_pattern::sequential;
   p.w.op = static_cast<int>(c.workload.op);
@@ -84,7 +83,6 @@ gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& 
   p.w.seed = c.workload.seed;
   p.ios = c.workload.ios;
   p.duration_ns = static_cast<std::uint64_t>(c.workload.duration_s * 1e9);
-  p.lba_shift = c.storage.lba_size == 4096 ? 12 : 9;
   p.verify = hooks.verify;
   return p;
 }
@@ -205,14 +203,14 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   drives.start();
   gpu_io_result r;
   try {
-    r = runner.run_emulated(drives.view(), params_of(c, hooks));
+    r = runner.run_emulated(drives.ref(), params_of(c, hooks));
   } catch (...) {
     drives.stop();
     throw;
   }
   drives.stop();
   run_result out = result_of(c, r, hooks);
-  const std::vector<queue_totals> q = read_queue_totals(drives.view());
+  const std::vector<queue_totals> q = read_queue_totals(drives.ref());
   nlohmann::json engine = nlohmann::json::array();
   std::uint64_t sq = 0, cq = 0, timeouts = 0;
   for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
@@ -263,7 +261,8 @@ run_result zerocopy_backend::run(const run_config& c, const run_hooks& hooks) {
   std::vector<std::byte*> media;
   for (const auto& m : media_)
     media.push_back(device_pointer(m.get()));
-  const gpu_io_result r = runner.run_zerocopy(media, params_of(c, hooks));
+  const gpu_io_result r =
+      runner.run_zerocopy(media, emu::gpu::lba_shift_of(c), params_of(c, hooks));
   run_result out = result_of(c, r, hooks);
   out.per_ssd_ios = r.per_ssd;
   out.tool_stats["thread_mapping"] =

@@ -10,9 +10,9 @@
 
 #include "bam/detail/clock.hpp"
 #include "bam/detail/cuda.hpp"
-#include "bam/emu/gpu/drive_io.hpp"
 #include "bam/harness/data_pattern.hpp"
 #include "bam/nvme/prp.hpp"
+#include "bam/queue/block_io.hpp"
 #include "gpu_io.hpp"
 
 namespace bam::tools {
@@ -127,7 +127,7 @@ __device__ bool time_left(const kernel_args& a, std::uint64_t start) {
 }
 
 __global__ void __launch_bounds__(block_threads)
-    emulated_kernel(emu::gpu::drives_view v, kernel_args a) {
+    emulated_kernel(emu::gpu::drives_ref v, kernel_args a) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
   block_state& s = *reinterpret_cast<block_state*>(raw);
   block_begin(s);
@@ -150,19 +150,18 @@ __global__ void __launch_bounds__(block_threads)
           prp);
     }
     const std::uint32_t warp = t / 32;
-    const std::uint32_t queue = (warp / v.drives) % v.queues_per_drive;
-    const std::uint64_t lba_size = std::uint64_t{1} << a.lba_shift;
-    const auto nlb = static_cast<std::uint32_t>(bytes >> a.lba_shift);
+    const std::uint32_t queue = (warp / v.ssds()) % v.queues_per_ssd();
+    const std::uint64_t lba_size = std::uint64_t{1} << v.lba_shift();
+    const auto nlb = static_cast<std::uint32_t>(bytes >> v.lba_shift());
     io_stream stream(a.w, t);
     const std::uint64_t start = a.duration_ns != 0 ? run_start(a) : 0;
     for (std::uint64_t i = 0; i < my && time_left(a, start); ++i) {
       const io_request r = stream.next(i);
-      const std::uint32_t ssd = a.w.sequential ? r.ssd : warp % v.drives;
-      const std::uint64_t lba = r.offset >> a.lba_shift;
+      const std::uint32_t ssd = a.w.sequential ? r.ssd : warp % v.ssds();
+      const std::uint64_t lba = r.offset >> v.lba_shift();
       if (!r.read && a.verify) fill_pattern(buf, lba_size, pattern_seed, ssd, lba, nlb);
       const std::uint64_t t0 = now_ns();
-      const nvme::completion c =
-          emu::gpu::block_io(v, ssd, queue, !r.read, lba, nlb, prp, a.timeout_ns);
+      const nvme::completion c = block_io(v, ssd, queue, !r.read, lba, nlb, prp, a.timeout_ns);
       const std::uint64_t t1 = now_ns();
       if (!c.status().ok()) {
         ++errors;
@@ -280,17 +279,17 @@ std::byte* device_pointer(std::byte* pinned) {
   return static_cast<std::byte*>(d);
 }
 
-std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_view& v) {
-  std::vector<queue_pointers> qs(std::size_t{v.drives} * v.queues_per_drive);
-  cuda_check(
-      cudaMemcpy(qs.data(), v.queues, qs.size() * sizeof(queue_pointers), cudaMemcpyDeviceToHost),
-      "copy queue pointers");
-  std::vector<queue_totals> out(v.drives);
+std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_ref& v) {
+  std::vector<queue_pointers> qs(std::size_t{v.ssds()} * v.queues_per_ssd());
+  cuda_check(cudaMemcpy(qs.data(), v.parameters().queues, qs.size() * sizeof(queue_pointers),
+                        cudaMemcpyDeviceToHost),
+             "copy queue pointers");
+  std::vector<queue_totals> out(v.ssds());
   for (std::size_t i = 0; i < qs.size(); ++i) {
     queue_counters c{};
     cuda_check(cudaMemcpy(&c, qs[i].counters, sizeof c, cudaMemcpyDeviceToHost),
                "copy queue counters");
-    queue_totals& o = out[i / v.queues_per_drive];
+    queue_totals& o = out[i / v.queues_per_ssd()];
     o.sq_doorbell_writes += c.sq_doorbell_writes;
     o.cq_doorbell_writes += c.cq_doorbell_writes;
     o.timeouts += c.timeouts;
@@ -337,8 +336,10 @@ struct gpu_io_runner::impl {
     return p + ((page - a % page) % page);
   }
 
-  kernel_args args(const gpu_io_params& p) {
-    if (p.w.threads > max_threads || p.w.io_size != io_size) {
+  /// The kernel's arguments for run `p` with LBAs of 2^lba_shift bytes and the runner's
+  /// io_size.
+  kernel_args args(const gpu_io_params& p, std::uint32_t lba_shift) {
+    if (p.w.threads > max_threads) {
       throw std::logic_error("gpu_io_runner: run larger than the runner was sized for");
     }
     cuda_check(cudaMemcpyAsync(hists, fresh, 2 * hist_slots * sizeof(latency_histogram),
@@ -348,10 +349,11 @@ struct gpu_io_runner::impl {
                "clear counters");
     kernel_args a;
     a.w = p.w;
+    a.w.io_size = io_size;
     a.ios = p.ios;
     a.duration_ns = p.duration_ns;
     a.timeout_ns = p.timeout_ns;
-    a.lba_shift = p.lba_shift;
+    a.lba_shift = lba_shift;
     a.verify = p.verify;
     a.buffers = buffers;
     a.stride = buffer_stride(io_size);
@@ -440,17 +442,18 @@ void gpu_io_runner::preload() {
   cuda_check(preload_kernel(zerocopy_kernel), "preload zerocopy_kernel");
 }
 
-gpu_io_result gpu_io_runner::run_emulated(const emu::gpu::drives_view& v, const gpu_io_params& p) {
+gpu_io_result gpu_io_runner::run_emulated(const emu::gpu::drives_ref& drives,
+                                          const gpu_io_params& p) {
   impl& m = *impl_;
-  const kernel_args a = m.args(p);
+  const kernel_args a = m.args(p, drives.lba_shift());
   const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
   cuda_check(cudaEventRecord(m.begin, m.stream), "record");
-  emulated_kernel<<<grid, block_threads, 0, m.stream>>>(v, a);
+  emulated_kernel<<<grid, block_threads, 0, m.stream>>>(drives, a);
   return m.finish(p);
 }
 
 gpu_io_result gpu_io_runner::run_zerocopy(const std::vector<std::byte*>& media,
-                                          const gpu_io_params& p) {
+                                          std::uint32_t lba_shift, const gpu_io_params& p) {
   impl& m = *impl_;
   if (media.size() > counted_ssds || media.size() < p.w.ssd_count) {
     throw std::logic_error("gpu_io_runner: media table does not match ssd_count");
@@ -458,7 +461,7 @@ gpu_io_result gpu_io_runner::run_zerocopy(const std::vector<std::byte*>& media,
   cuda_check(cudaMemcpyAsync(m.media, media.data(), media.size() * sizeof(std::byte*),
                              cudaMemcpyHostToDevice, m.stream),
              "copy media table");
-  const kernel_args a = m.args(p);
+  const kernel_args a = m.args(p, lba_shift);
   const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
   cuda_check(cudaEventRecord(m.begin, m.stream), "record");
   zerocopy_kernel<<<grid, block_threads, 0, m.stream>>>(a);

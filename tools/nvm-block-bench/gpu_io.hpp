@@ -20,11 +20,12 @@ namespace bam::tools {
 std::uint64_t gpu_free_memory();
 
 struct gpu_io_params {
-  workload_params w{};            ///< threads, ssd_count, io_size, dataset, pattern, op, seed
+  /// threads, ssd_count, dataset, pattern, op, seed; io_size is the runner's (it sized the
+  /// buffers for it) and is ignored here.
+  workload_params w{};
   std::uint64_t ios = 0;          ///< total I/Os (thread t does ios/threads, +1 for t < rest)
   std::uint64_t duration_ns = 0;  ///< 0: no time limit; else each thread stops after it
-  std::uint32_t lba_shift = 9;
-  bool verify = false;  ///< fill writes with, and check reads against, the pattern
+  bool verify = false;            ///< fill writes with, and check reads against, the pattern
   std::uint64_t timeout_ns = 10'000'000'000;  ///< per command (emulated): then an error
 };
 
@@ -37,8 +38,9 @@ struct gpu_io_result {
 };
 
 /// Buffers (device memory, one io_size slot per thread, 4 KiB aligned, with a PRP list page per
-/// thread when io_size > 8 KiB), histograms and counters for runs of up to `max_threads` threads.
-/// Construct before emulated_drives::start() (it allocates); runs then allocate nothing.
+/// thread when io_size > 8 KiB), histograms and counters for runs of up to `max_threads` threads
+/// of `io_size`-byte I/Os. Construct before emulated_drives::start() (it allocates); runs then
+/// allocate nothing.
 class gpu_io_runner {
  public:
   gpu_io_runner(std::uint32_t max_threads, std::uint64_t io_size);
@@ -53,14 +55,15 @@ class gpu_io_runner {
   /// Loads the kernels' modules (call before emulated_drives::start()).
   static void preload();
 
-  /// Thread t: warp w = t / 32 uses queue (w / drives) % queues_per_drive of its SSD; random
-  /// pattern: the SSD is w % drives (all lanes of a warp on one queue, as bam-gpu-bench's warp
-  /// mapping); sequential: the SSD of the I/O (io_stream's striping).
-  gpu_io_result run_emulated(const emu::gpu::drives_view& v, const gpu_io_params& p);
-  /// media[s]: device-accessible pointer to SSD s's media (pinned, mapped host memory). The
-  /// lanes of a warp copy their 32 I/Os together (coalesced); each I/O's latency is its warp's
-  /// round.
-  gpu_io_result run_zerocopy(const std::vector<std::byte*>& media, const gpu_io_params& p);
+  /// Thread t: warp w = t / 32 uses queue (w / ssds) % queues_per_ssd of its SSD; random
+  /// pattern: the SSD is w % ssds (all lanes of a warp on one queue); sequential: the SSD of the
+  /// I/O (io_stream's striping). LBAs are the drives' (drives.lba_shift()).
+  gpu_io_result run_emulated(const emu::gpu::drives_ref& drives, const gpu_io_params& p);
+  /// media[s]: device-accessible pointer to SSD s's media (pinned, mapped host memory) of LBAs
+  /// of 2^lba_shift bytes (the data pattern's block). The lanes of a warp copy their 32 I/Os
+  /// together (coalesced); each I/O's latency is its warp's round.
+  gpu_io_result run_zerocopy(const std::vector<std::byte*>& media, std::uint32_t lba_shift,
+                             const gpu_io_params& p);
 
  private:
   struct impl;
@@ -80,6 +83,6 @@ std::byte* device_pointer(std::byte* pinned);
 struct queue_totals {
   std::uint64_t sq_doorbell_writes = 0, cq_doorbell_writes = 0, timeouts = 0, late_completions = 0;
 };
-std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_view& v);
+std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_ref& drives);
 
 }  // namespace bam::tools

@@ -1,6 +1,7 @@
 // Host storage policy of the cache (bam/cache/host_storage.hpp).
 #include "bam/cache/host_storage.hpp"
 
+#include <bit>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -10,73 +11,70 @@
 #include "bam/detail/atomic.hpp"
 
 namespace bam {
-namespace {
 
-/// Whether every one of `devices` sees each page of `r` at device 0's bus address.
-bool same_bus_addresses(const dma_allocator& a, const dma_region& r, std::uint32_t devices) {
-  for (std::size_t off = 0; off < r.size; off += 4096) {
-    for (std::uint32_t d = 1; d < devices; ++d) {
-      if (a.device_bus_address(r, off, d) != a.device_bus_address(r, off, 0)) return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
-
-host_cache_storage::host_cache_storage(const cache_config& cfg, std::vector<host_ssd> ssds,
-                                       dma_allocator& slot_memory)
-    : cfg_(cfg), ssds_(std::move(ssds)) {
-  if (ssds_.empty() || ssds_.size() > cache_max_ssds)
-    throw std::invalid_argument("host cache: 1 to 32 SSDs");
-  if (cfg.slots == 0 || cfg.slots > 0xffffffffull)
-    throw std::invalid_argument("host cache: slots must be in [1, 2^32)");
-  const std::uint32_t lba_bytes = ssds_[0].lba_bytes;
-  check_line_bytes(cfg.line_bytes, lba_bytes);
-  queues_per_ssd_ = static_cast<std::uint32_t>(ssds_[0].queues.size());
-  std::uint64_t min_lbas = ssds_[0].lbas;
-  for (const host_ssd& s : ssds_) {
+host_queue_table::host_queue_table(const std::vector<host_ssd>& ssds) {
+  if (ssds.empty()) throw std::invalid_argument("host cache: no SSDs");
+  const std::uint32_t lba_bytes = ssds[0].lba_bytes;
+  const auto per_ssd = static_cast<std::uint32_t>(ssds[0].queues.size());
+  std::uint64_t min_lbas = ssds[0].lbas;
+  for (const host_ssd& s : ssds) {
     if (s.lba_bytes != lba_bytes) throw std::invalid_argument("host cache: mixed LBA sizes");
-    if (s.queues.size() != queues_per_ssd_ || queues_per_ssd_ == 0)
+    if (s.queues.size() != per_ssd || per_ssd == 0)
       throw std::invalid_argument("host cache: every SSD needs the same number (>= 1) of queues");
     if (s.lbas < min_lbas) min_lbas = s.lbas;
     queues_.insert(queues_.end(), s.queues.begin(), s.queues.end());
   }
-  map_ = line_map{static_cast<std::uint32_t>(ssds_.size()), cfg.line_bytes / lba_bytes, cfg.layout};
-  capacity_ = map_.capacity(min_lbas);
+  if (lba_bytes == 0 || (lba_bytes & (lba_bytes - 1)) != 0)
+    throw std::invalid_argument("host cache: LBA size is not a power of two");
+  p_.ssds = static_cast<std::uint32_t>(ssds.size());
+  p_.queues_per_ssd = per_ssd;
+  p_.lba_shift = static_cast<std::uint32_t>(std::countr_zero(lba_bytes));
+  p_.lbas = min_lbas;
+}
 
-  // An allocator that maps its regions for several controllers (one per SSD, in order) may give
-  // each its own bus addresses (IOMMU): then every SSD gets its own PRP table and list pages.
-  std::uint32_t views = slot_memory.devices();
-  if (views != 1 && views != ssds_.size())
-    throw std::invalid_argument("host cache: slot memory mapped for a different number of SSDs");
+host_queue_set host_queue_table::ref() const {
+  host_queue_set::params p = p_;
+  p.queues = queues_.data();
+  return host_queue_set(p);
+}
+
+host_cache_storage::host_cache_storage(const cache_config& cfg, const std::vector<host_ssd>& ssds,
+                                       dma_allocator& slot_memory)
+    : cfg_(cfg), own_table_(std::make_unique<host_queue_table>(ssds)) {
+  init(own_table_->ref(), slot_memory);
+}
+
+host_cache_storage::host_cache_storage(const cache_config& cfg, const host_queue_set& queues,
+                                       dma_allocator& slot_memory)
+    : cfg_(cfg) {
+  init(queues, slot_memory);
+}
+
+void host_cache_storage::init(const host_queue_set& queues, dma_allocator& slot_memory) {
+  const cache_config& cfg = cfg_;
+  queues_ = queues;
+  if (queues.ssds() == 0 || queues.ssds() > cache_max_ssds)
+    throw std::invalid_argument("host cache: 1 to 32 SSDs");
+  if (queues.queues_per_ssd() == 0) throw std::invalid_argument("host cache: no queues");
+  if (cfg.slots == 0 || cfg.slots > 0xffffffffull)
+    throw std::invalid_argument("host cache: slots must be in [1, 2^32)");
+  check_line_bytes(cfg.line_bytes, queues.lba_bytes());
+  map_ = make_line_map(queues.ssds(), cfg.line_bytes, queues.lba_shift(), cfg.layout);
+  capacity_ = map_.capacity(queues.lbas());
+
   slots_ = dma_buffer(slot_memory, cfg.slots * cfg.line_bytes);
-  const std::uint32_t per_slot = slot_list_pages(cfg.line_bytes);
-  const std::size_t list_bytes = std::size_t{cfg.slots} * per_slot * 4096;
-  if (per_slot != 0) lists_ = dma_buffer(slot_memory, list_bytes * views);
-  if (views > 1 && same_bus_addresses(slot_memory, slots_.region(), views) &&
-      same_bus_addresses(slot_memory, lists_.region(), views)) {
-    views = 1;  // no IOMMU (or a shared domain): one table serves every SSD
-  }
-  for (std::uint32_t d = 0; d < views; ++d) {
-    const std::vector<nvme::prp_pair> table = build_slot_prps(
-        cfg.slots, cfg.line_bytes,
-        [&](std::uint64_t s, std::uint64_t off) {
-          return slot_memory.device_bus_address(slots_.region(), s * cfg.line_bytes + off, d);
-        },
-        per_slot != 0 ? lists_.as<std::byte>() + d * list_bytes : nullptr,
-        [&](std::uint64_t off) {  // each list page is used on its own: no contiguity needed
-          return slot_memory.device_bus_address(lists_.region(), d * list_bytes + off, d);
-        });
-    prps_.insert(prps_.end(), table.begin(), table.end());
-  }
-  tables_ = views;
+  const std::size_t list_bytes = slot_list_bytes(cfg.slots, cfg.line_bytes);
+  if (list_bytes != 0) lists_ = dma_buffer(slot_memory, list_bytes * slot_memory.devices());
+  slot_tables t = build_slot_tables(cfg.slots, cfg.line_bytes, slot_memory, slots_.region(),
+                                    lists_.region(), queues.ssds());
+  if (!t.lists.empty()) std::memcpy(lists_.data(), t.lists.data(), t.lists.size());
+  prps_ = std::move(t.prps);
+  tables_ = t.tables;
 }
 
 host_cache_storage::ref_type host_cache_storage::ref() const {
   ref_type::params p;
-  p.queues = queues_.data();
-  p.queues_per_ssd = queues_per_ssd_;
+  p.queues = queues_;
   p.map = map_;
   p.slots = slots_.as<std::byte>();
   p.line_bytes = cfg_.line_bytes;

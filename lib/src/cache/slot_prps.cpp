@@ -49,4 +49,51 @@ std::vector<nvme::prp_pair> build_slot_prps(
   return out;
 }
 
+namespace {
+
+/// Whether every one of `devices` sees each page of `r` at device 0's bus address.
+bool same_bus_addresses(const dma_allocator& a, const dma_region& r, std::uint32_t devices) {
+  for (std::size_t off = 0; off < r.size; off += 4096) {
+    for (std::uint32_t d = 1; d < devices; ++d) {
+      if (a.device_bus_address(r, off, d) != a.device_bus_address(r, off, 0)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::size_t slot_list_bytes(std::uint64_t slots, std::uint32_t line_bytes) {
+  return std::size_t{slots} * slot_list_pages(line_bytes) * 4096;
+}
+
+slot_tables build_slot_tables(std::uint64_t slots, std::uint32_t line_bytes,
+                              const dma_allocator& memory, const dma_region& slot_region,
+                              const dma_region& list_region, std::uint32_t ssds) {
+  std::uint32_t views = memory.devices();
+  if (views != 1 && views != ssds)
+    throw std::invalid_argument("cache: slot memory mapped for a different number of SSDs");
+  const std::size_t list_bytes = slot_list_bytes(slots, line_bytes);
+  if (views > 1 && same_bus_addresses(memory, slot_region, views) &&
+      same_bus_addresses(memory, list_region, views)) {
+    views = 1;  // no IOMMU (or a shared domain): one table serves every SSD
+  }
+  slot_tables t;
+  t.tables = views;
+  t.lists.resize(list_bytes * views);
+  for (std::uint32_t d = 0; d < views; ++d) {
+    const std::vector<nvme::prp_pair> table = build_slot_prps(
+        slots, line_bytes,
+        [&](std::uint64_t s, std::uint64_t off) {
+          return memory.device_bus_address(slot_region, s * line_bytes + off, d);
+        },
+        list_bytes != 0 ? t.lists.data() + d * list_bytes : nullptr,
+        [&](std::uint64_t off) {  // each list page is used on its own: no contiguity needed
+          return memory.device_bus_address(list_region, d * list_bytes + off, d);
+        });
+    t.prps.insert(t.prps.end(), table.begin(), table.end());
+  }
+  return t;
+}
+
 }  // namespace bam

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -77,14 +78,17 @@ kmod_gpu_queues::kmod_gpu_queues(kmod_controller& ctrl, const kmod_gpu_queue_opt
     cuda_check(
         cudaMemcpy(pointers, host.data(), n * sizeof(queue_pointers), cudaMemcpyHostToDevice),
         "cudaMemcpy(queue pointers)");
-    view_.queues = pointers;
-    view_.count = opts.pairs;
-    view_.lba_size = info.lba_size;
-    view_.namespace_lbas = info.namespace_lbas;
+    kmod_gpu_queue_set::params sp;
+    sp.queues = pointers;
+    sp.ssds = 1;
+    sp.queues_per_ssd = opts.pairs;
+    sp.lba_shift = static_cast<std::uint32_t>(std::countr_zero(info.lba_size));
+    sp.lbas = info.namespace_lbas;
+    set_ = kmod_gpu_queue_set(sp);
     if (opts.ordering_read) {
-      view_.ordering_queue = own_ordering_pair ? pointers + opts.pairs : pointers;
-      view_.ordering = reinterpret_cast<ordering_state*>(base + ordering_at);
-      view_.ordering_scratch_bus = scratch_.bus_address();
+      ordering_state_ = reinterpret_cast<ordering_state*>(base + ordering_at);
+      const queue_pointers& q = own_ordering_pair ? host[opts.pairs] : host[0];
+      ordering_ = kmod_gpu_ordering(ordering_state_, kmod_gpu_queue(q), scratch_.bus_address());
     }
   } catch (...) {
     cudaFree(state_block_);
@@ -101,8 +105,8 @@ kmod_gpu_queues::~kmod_gpu_queues() {
 
 ordering_state kmod_gpu_queues::ordering_snapshot() const {
   ordering_state st{};
-  if (view_.ordering != nullptr)
-    cuda_check(cudaMemcpy(&st, view_.ordering, sizeof st, cudaMemcpyDeviceToHost),
+  if (ordering_state_ != nullptr)
+    cuda_check(cudaMemcpy(&st, ordering_state_, sizeof st, cudaMemcpyDeviceToHost),
                "cudaMemcpy(ordering state)");
   return st;
 }

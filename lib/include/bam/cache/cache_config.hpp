@@ -5,10 +5,10 @@
 
 namespace bam {
 
-/// How line i of the dataset maps onto n SSDs.
+/// How the dataset maps onto n SSDs (bam/cache/line_map.hpp).
 enum class line_layout : std::uint8_t {
-  striped,     ///< line i on SSD i % n at LBA (i / n) * blocks_per_line
-  replicated,  ///< line i on every SSD at LBA i * blocks_per_line; reads from SSD i % n
+  striped,     ///< 64 KiB stripe unit k on SSD k % n at byte (k / n) * 64 KiB
+  replicated,  ///< every SSD holds the whole dataset; a line is read from SSD (stripe unit % n)
 };
 
 struct cache_config {

@@ -1,18 +1,21 @@
-// bam/cache/gpu_storage.hpp: API. The cache's storage policy for GPU threads: slots, their PRP
-// lists and the metadata in GPU memory, lines moved through the device_doorbell queues of
-// emu::gpu::emulated_drives. Construct the cache (and call cache::preload()) before
-// emulated_drives::start(): construction uses cudaMalloc, which must not run beside the engine.
+// bam/cache/gpu_storage.hpp: API. The cache's storage policy for GPU threads over any queue set
+// (bam/queue/queue_set_ref.hpp): slots in GPU memory the SSDs reach by DMA (a dma_allocator:
+// emu::gpu::emulated_drives::dma_memory(), or kmod_gpu_queues::gpu_allocator() for a real
+// controller), their PRP lists, the PRP table and the metadata in GPU memory. Construct the cache
+// (and call cache::preload()) while no persistent kernel runs (e.g. before
+// emu::gpu::emulated_drives::start()): construction uses cudaMalloc.
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#if defined(__CUDACC__)
-#include "bam/detail/cuda.hpp"
-#endif
 
 #include "bam/cache/cache_config.hpp"
 #include "bam/cache/cache_stats.hpp"
+#include "bam/cache/line_map.hpp"
 #include "bam/cache/queue_storage.hpp"
-#include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/dma.hpp"
+#if defined(__CUDACC__)
+#include "bam/detail/cuda.hpp"
+#endif
 
 namespace bam {
 
@@ -35,23 +38,24 @@ __global__ void cache_flush_ssds_kernel(CacheRef c, unsigned* errors) {
 }  // namespace detail
 #endif
 
-class gpu_cache_storage {
+/// What a GPU cache storage owns whatever its queues (lib/src/cache/gpu_storage.cu).
+class gpu_slot_storage {
  public:
-  using ref_type = queue_storage_ref<device_doorbell>;
+  /// Allocates the slots and their PRP lists from `slot_memory`, the PRP table (device memory)
+  /// and a non-blocking stream for the cache's own kernels and copies. Throws
+  /// std::invalid_argument for a bad line size or SSD count, std::runtime_error on CUDA errors.
+  gpu_slot_storage(const cache_config& cfg, std::uint32_t ssds, std::uint32_t lba_shift,
+                   std::uint64_t lbas, dma_allocator& slot_memory);
+  ~gpu_slot_storage();
+  gpu_slot_storage(const gpu_slot_storage&) = delete;
+  gpu_slot_storage& operator=(const gpu_slot_storage&) = delete;
 
-  /// Allocates the slots (GPU memory), their PRP lists and the PRP table, and a non-blocking
-  /// stream for the cache's own kernels and copies. Throws std::invalid_argument for a bad
-  /// line size and std::runtime_error on CUDA errors.
-  gpu_cache_storage(const cache_config& cfg, const emu::gpu::drives_view& drives);
-  ~gpu_cache_storage();
-  gpu_cache_storage(const gpu_cache_storage&) = delete;
-  gpu_cache_storage& operator=(const gpu_cache_storage&) = delete;
-
-  ref_type ref() const;
   std::uint64_t line_capacity() const { return capacity_; }
   std::uint32_t ssds() const { return map_.ssds; }
-  std::size_t slot_bytes() const { return slot_bytes_; }
+  std::size_t slot_bytes() const { return slots_.size(); }
   std::size_t prp_bytes() const { return prp_bytes_; }
+  /// PRP tables built: 1 (every SSD reaches the slots at the same bus addresses) or one per SSD.
+  std::uint32_t prp_tables() const { return tables_; }
   /// The cache's stream (cudaStream_t, non-blocking).
   void* stream() const { return stream_; }
 
@@ -85,26 +89,55 @@ class gpu_cache_storage {
   /// Loads the flush kernels (lazy module loading would otherwise wait for the engine).
   template <class CacheRef>
   static void preload() {
-    cudaFuncAttributes a{};
-    cuda_check(cudaFuncGetAttributes(&a, detail::cache_flush_slots_kernel<CacheRef>),
-               "gpu cache: preload");
-    cuda_check(cudaFuncGetAttributes(&a, detail::cache_flush_ssds_kernel<CacheRef>),
-               "gpu cache: preload");
+    cuda_check(preload_kernel(detail::cache_flush_slots_kernel<CacheRef>), "gpu cache: preload");
+    cuda_check(preload_kernel(detail::cache_flush_ssds_kernel<CacheRef>), "gpu cache: preload");
   }
 #endif
 
+ protected:
+  /// Fills the queue-independent fields of a queue_storage_ref's params.
+  template <class Params>
+  void fill(Params& p) const {
+    p.map = map_;
+    p.slots = slots_.as<std::byte>();
+    p.line_bytes = cfg_.line_bytes;
+    p.prps = prps_;
+    p.prps_per_ssd = tables_ == 1 ? 0 : cfg_.slots;
+    p.timeout_ns = cfg_.io_timeout_ns;
+  }
+
  private:
   cache_config cfg_;
-  emu::gpu::drives_view drives_{};
   line_map map_{};
   std::uint64_t capacity_ = 0;
-  std::byte* slots_alloc_ = nullptr;  ///< cudaMalloc'd, slots_ is its first page boundary
-  std::byte* slots_ = nullptr;
-  std::byte* lists_alloc_ = nullptr;
-  nvme::prp_pair* prps_ = nullptr;
+  dma_buffer slots_, lists_;
+  nvme::prp_pair* prps_ = nullptr;  ///< device memory: [table * slots + slot]
+  std::uint32_t tables_ = 1;
   unsigned* errors_ = nullptr;
   void* stream_ = nullptr;
-  std::size_t slot_bytes_ = 0, prp_bytes_ = 0;
+  std::size_t prp_bytes_ = 0;
+};
+
+/// The GPU storage policy over the queue set `QueueSet` (a queue_set_ref).
+template <class QueueSet>
+class gpu_cache_storage : public gpu_slot_storage {
+ public:
+  using ref_type = queue_storage_ref<QueueSet>;
+
+  /// `slot_memory`: GPU memory every SSD of `queues` reaches (it must outlive the storage).
+  gpu_cache_storage(const cache_config& cfg, const QueueSet& queues, dma_allocator& slot_memory)
+      : gpu_slot_storage(cfg, queues.ssds(), queues.lba_shift(), queues.lbas(), slot_memory),
+        queues_(queues) {}
+
+  ref_type ref() const {
+    typename ref_type::params p;
+    p.queues = queues_;
+    fill(p);
+    return ref_type(p);
+  }
+
+ private:
+  QueueSet queues_;
 };
 
 }  // namespace bam

@@ -1,39 +1,59 @@
 // bam/cache/host_storage.hpp: API. The cache's storage policy for host threads: slots in host
-// DMA memory (any dma_allocator) and lines moved through BaM queue pairs of host controllers
-// (emulated, or real through the kernel module) with memory_doorbell.
+// DMA memory (any dma_allocator) and lines moved through the memory_doorbell queues of host
+// controllers (emulated, or real through the kernel module), given as a queue set.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bam/cache/cache_config.hpp"
 #include "bam/cache/cache_stats.hpp"
 #include "bam/cache/queue_storage.hpp"
 #include "bam/dma.hpp"
+#include "bam/queue/queue_set_ref.hpp"
 #include "bam/queue/queue_state.hpp"
 
 namespace bam {
 
-/// One SSD as the host cache sees it.
+/// Host controllers' queues, the queue set host threads use.
+using host_queue_set = queue_set_ref<memory_doorbell>;
+
+/// One SSD as the host cache sees it (for owners that have no queue set of their own).
 struct host_ssd {
   std::vector<queue_pointers> queues;  ///< I/O queue pairs, e.g. io_queue_pair::queue().pointers()
   std::uint32_t lba_bytes = 512;
   std::uint64_t lbas = 0;  ///< namespace 1 size in blocks
 };
 
-/// Owner of the slots, their PRPs and the queue table. Every SSD must share one LBA size and
-/// reach `slot_memory`'s regions: either at the same bus addresses (for several host emulated
-/// controllers: allocate from one's allocator and add slot_region()/prp_region() to the others'
-/// dma_window), or through an allocator that maps them for every SSD (devices() == SSDs, SSD i
-/// = device i, e.g. kmod_host_allocator over several controllers): then each SSD gets its own
-/// PRP table and list pages, built from device_bus_address().
+/// A queue table over host_ssds, owned (a queue set's memory must outlive its users).
+class host_queue_table {
+ public:
+  /// Throws std::invalid_argument for no SSDs, mixed LBA sizes or queue counts, no queues.
+  explicit host_queue_table(const std::vector<host_ssd>& ssds);
+  host_queue_set ref() const;
+
+ private:
+  std::vector<queue_pointers> queues_;
+  host_queue_set::params p_{};
+};
+
+/// Owner of the slots, their PRPs and (optionally) the queue table. Every SSD must share one
+/// LBA size and reach `slot_memory`'s regions: either at the same bus addresses (for several
+/// host emulated controllers: allocate from one's allocator and add slot_region()/prp_region()
+/// to the others' dma_window), or through an allocator that maps them for every SSD (devices()
+/// == SSDs, SSD i = device i, e.g. kmod_host_allocator over several controllers): then each SSD
+/// gets its own PRP table and list pages, built from device_bus_address().
 class host_cache_storage {
  public:
-  using ref_type = queue_storage_ref<memory_doorbell>;
+  using ref_type = queue_storage_ref<host_queue_set>;
 
   /// Throws std::invalid_argument for a bad line size, no SSDs or queues, or more than
-  /// cache_max_ssds SSDs.
-  host_cache_storage(const cache_config& cfg, std::vector<host_ssd> ssds,
+  /// cache_max_ssds SSDs. `queues` must outlive the storage.
+  host_cache_storage(const cache_config& cfg, const host_queue_set& queues,
+                     dma_allocator& slot_memory);
+  /// The same over SSDs described one by one (the storage keeps their queue table).
+  host_cache_storage(const cache_config& cfg, const std::vector<host_ssd>& ssds,
                      dma_allocator& slot_memory);
   host_cache_storage(const host_cache_storage&) = delete;
   host_cache_storage& operator=(const host_cache_storage&) = delete;
@@ -41,7 +61,7 @@ class host_cache_storage {
   ref_type ref() const;
   /// Dataset lines the SSDs hold under the configured layout.
   std::uint64_t line_capacity() const { return capacity_; }
-  std::uint32_t ssds() const { return static_cast<std::uint32_t>(ssds_.size()); }
+  std::uint32_t ssds() const { return map_.ssds; }
   const dma_region& slot_region() const { return slots_.region(); }
   const dma_region& prp_region() const { return lists_.region(); }
   std::size_t slot_bytes() const { return slots_.size(); }
@@ -72,10 +92,11 @@ class host_cache_storage {
   static void preload() {}
 
  private:
+  void init(const host_queue_set& queues, dma_allocator& slot_memory);
+
   cache_config cfg_;
-  std::vector<host_ssd> ssds_;
-  std::vector<queue_pointers> queues_;
-  std::uint32_t queues_per_ssd_ = 0;
+  std::unique_ptr<host_queue_table> own_table_;  ///< the host_ssd constructor's table
+  host_queue_set queues_;
   line_map map_{};
   std::uint64_t capacity_ = 0;
   dma_buffer slots_, lists_;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "bam/cache/cache_config.hpp"
+#include "bam/dma.hpp"
 #include "bam/nvme/prp.hpp"
 
 namespace bam {
@@ -34,5 +35,27 @@ std::vector<nvme::prp_pair> build_slot_prps(
     std::uint64_t slots, std::uint32_t line_bytes,
     const std::function<std::uint64_t(std::uint64_t, std::uint64_t)>& slot_bus,
     std::byte* list_host, const std::function<std::uint64_t(std::uint64_t)>& list_bus);
+
+/// The prepared PRPs of a cache's slots: one table, or one per SSD when the slot memory's
+/// allocator maps it for every SSD at bus addresses of its own (IOMMU).
+struct slot_tables {
+  std::vector<nvme::prp_pair> prps;  ///< [table * slots + slot]
+  /// The list pages' contents, to be copied to the start of the list region (tables *
+  /// slot_list_bytes(); empty when slots need no list).
+  std::vector<std::byte> lists;
+  std::uint32_t tables = 1;
+};
+
+/// Bytes of PRP list pages one table of `slots` slots of `line_bytes` needs.
+std::size_t slot_list_bytes(std::uint64_t slots, std::uint32_t line_bytes);
+
+/// Builds the tables of `slots` slots of `line_bytes` at the start of `slot_region`, with list
+/// pages in `list_region` (slot_list_bytes() per table, memory.devices() tables; unused when no
+/// slot needs a list), both from `memory`, for `ssds` SSDs: one table when memory.devices() is 1
+/// or every device sees both regions at device 0's bus addresses, else one per SSD (SSD i =
+/// device i; then memory.devices() must equal `ssds`, std::invalid_argument otherwise).
+slot_tables build_slot_tables(std::uint64_t slots, std::uint32_t line_bytes,
+                              const dma_allocator& memory, const dma_region& slot_region,
+                              const dma_region& list_region, std::uint32_t ssds);
 
 }  // namespace bam

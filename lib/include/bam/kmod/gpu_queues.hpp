@@ -1,6 +1,7 @@
 // bam/kmod/gpu_queues.hpp: API (CUDA builds only). The GPU owner of a real controller's I/O
 // queues: rings and bookkeeping in GPU memory, doorbells mapped for the GPU, handed to kernels
-// as queue_pair_ref<mmio_doorbell>. UNTESTED ON HARDWARE: built, never run (kmod/README.md).
+// as a queue set (queue_set_ref<mmio_doorbell>, one SSD) that the cache's GPU storage and
+// block_io take like any other. UNTESTED ON HARDWARE: built, never run (kmod/README.md).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "bam/kmod/kmod_gpu.hpp"
 #include "bam/queue/ordering_read.hpp"
 #include "bam/queue/queue_pair_ref.hpp"
+#include "bam/queue/queue_set_ref.hpp"
 
 namespace bam {
 
@@ -18,25 +20,8 @@ namespace bam {
 /// (fence + volatile store; completions polled at system scope, since the controller writes
 /// them over PCIe); the bookkeeping words are touched by this GPU's threads only (device scope).
 using kmod_gpu_queue = queue_pair_ref<mmio_doorbell, cuda::thread_scope_device>;
+using kmod_gpu_queue_set = queue_set_ref<mmio_doorbell, cuda::thread_scope_device>;
 using kmod_gpu_ordering = ordering_read_ref<mmio_doorbell, cuda::thread_scope_device>;
-
-/// What a kernel needs; trivially copyable, pass by value.
-struct kmod_gpu_queues_view {
-  queue_pointers* queues = nullptr;  ///< [count], in GPU memory
-  std::uint32_t count = 0;
-  std::uint32_t lba_size = 512;
-  std::uint64_t namespace_lbas = 0;
-  queue_pointers* ordering_queue = nullptr;  ///< in GPU memory; nullptr: ordering read off
-  ordering_state* ordering = nullptr;        ///< in GPU memory; nullptr: ordering read off
-  std::uint64_t ordering_scratch_bus = 0;    ///< one LBA of GPU memory the extra read lands in
-
-  BAM_HD kmod_gpu_queue queue(std::uint32_t i) const { return kmod_gpu_queue(queues[i]); }
-  /// Call after_completion() on it after a read completed and before using its data.
-  BAM_HD kmod_gpu_ordering ordering_read() const {
-    if (ordering == nullptr) return kmod_gpu_ordering();
-    return kmod_gpu_ordering(ordering, kmod_gpu_queue(*ordering_queue), ordering_scratch_bus);
-  }
-};
 
 struct kmod_gpu_queue_options {
   std::uint32_t pairs = 1;             ///< queue pairs for the application
@@ -61,7 +46,11 @@ class kmod_gpu_queues {
   kmod_gpu_queues(const kmod_gpu_queues&) = delete;
   kmod_gpu_queues& operator=(const kmod_gpu_queues&) = delete;
 
-  const kmod_gpu_queues_view& view() const { return view_; }
+  /// The application pairs as a queue set of one SSD (namespace 1 of the controller).
+  kmod_gpu_queue_set ref() const { return set_; }
+  /// The §4.4 ordering read: call after_completion() on it after a read completed and before
+  /// using its data. Disabled (does nothing) when the option is off.
+  kmod_gpu_ordering ordering() const { return ordering_; }
   /// GPU memory mapped for this controller, for data buffers (64 KiB pages, bus address each).
   dma_allocator& gpu_allocator() { return rings_; }
   /// The extra reads issued so far and how many failed (copied from GPU memory; call with no
@@ -77,7 +66,9 @@ class kmod_gpu_queues {
   dma_buffer scratch_;
   std::vector<io_queue_pair> pairs_;  ///< application pairs, then the ordering pair if its own
   void* state_block_ = nullptr;       ///< cudaMalloc: bookkeeping, pointers, ordering state
-  kmod_gpu_queues_view view_{};
+  kmod_gpu_queue_set set_{};
+  kmod_gpu_ordering ordering_{};
+  ordering_state* ordering_state_ = nullptr;  ///< in state_block_; nullptr: ordering read off
 };
 
 }  // namespace bam

@@ -11,6 +11,7 @@
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drive_layout.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/emu/gpu/identity_allocator.hpp"
 #include "engine.cuh"
 
 namespace bam::emu::gpu {
@@ -24,6 +25,7 @@ void check(cudaError_t e, const char* what) {
 
 struct emulated_drives::impl {
   drives_config cfg;
+  device_identity_allocator dma;
   drive_layout layout{1, 2, 2};
   std::vector<void*> blocks;      // per drive: queues (device)
   std::vector<std::byte*> media;  // per drive: device-accessible pointer
@@ -104,7 +106,7 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     std::vector<detail::engine_queue> eq(m.n_queues);
     std::vector<detail::engine_drive> ed(n_drives);
     std::vector<queue_pointers> qp(m.n_queues);
-    view_.lbas = ~std::uint64_t{0};
+    std::uint64_t min_lbas = ~std::uint64_t{0};
     for (std::uint32_t d = 0; d < n_drives; ++d) {
       const drive_config& dc = cfg.drives[d];
       if (dc.lba_shift != 9 && dc.lba_shift != 12)
@@ -149,7 +151,7 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
       ed[d].faults = emu::make_fault_plan(dc.faults);
       ed[d].clock = m.clocks + d;
       ed[d].moves_data = dc.model.moves_data;
-      view_.lbas = dc.lbas < view_.lbas ? dc.lbas : view_.lbas;
+      min_lbas = dc.lbas < min_lbas ? dc.lbas : min_lbas;
       for (std::uint32_t i = 0; i < cfg.queues_per_drive; ++i) {
         const queue_pointers p = m.layout.pointers(block, i);
         const std::uint32_t g = d * cfg.queues_per_drive + i;
@@ -165,10 +167,13 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
           "copy");
     check(cudaMemcpy(m.pointers, qp.data(), qp.size() * sizeof qp[0], cudaMemcpyHostToDevice),
           "copy");
-    view_.queues = m.pointers;
-    view_.drives = n_drives;
-    view_.queues_per_drive = cfg.queues_per_drive;
-    view_.lba_shift = cfg.drives[0].lba_shift;
+    drives_ref::params r;
+    r.queues = m.pointers;
+    r.ssds = n_drives;
+    r.queues_per_ssd = cfg.queues_per_drive;
+    r.lba_shift = cfg.drives[0].lba_shift;
+    r.lbas = min_lbas;
+    ref_ = drives_ref(r);
     stats_.resize(n_drives);
   } catch (...) {
     delete impl_;
@@ -200,6 +205,18 @@ double emulated_drives::timer_rate() const {
 
 std::byte* emulated_drives::host_media(std::uint32_t d) const {
   return impl_->host.at(d);
+}
+
+std::byte* emulated_drives::media(std::uint32_t d) const {
+  return impl_->media.at(d);
+}
+
+std::uint64_t emulated_drives::media_bytes(std::uint32_t d) const {
+  return impl_->media_bytes(d);
+}
+
+dma_allocator& emulated_drives::dma_memory() const {
+  return impl_->dma;
 }
 
 void emulated_drives::start() {

@@ -13,6 +13,9 @@ namespace bam::emu::gpu {
 /// unknown preset.
 emu::timing_model timing_of(const model_spec& spec);
 
+/// log2 of storage.lba_size: the drives' LBA shift.
+std::uint32_t lba_shift_of(const run_config& c);
+
 /// storage.ssd_count drives of storage.media.size_bytes (pinned host or GPU media as
 /// storage.media.kind says) with queues.pairs_per_ssd queues of queues.depth entries; the
 /// engine has 16 blocks of 16 warps, more blocks when the queues need them (a warp serves at

@@ -17,9 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "bam/dma.hpp"
 #include "bam/emu/fault_injection.hpp"
 #include "bam/emu/timing_model.hpp"
-#include "bam/queue/queue_state.hpp"
+#include "bam/queue/doorbell.hpp"
+#include "bam/queue/queue_set_ref.hpp"
 
 namespace bam::emu::gpu {
 
@@ -44,14 +46,9 @@ struct drives_config {
   std::uint32_t engine_warps_per_block = 16;
 };
 
-/// What an application kernel needs: trivially copyable, pass by value.
-struct drives_view {
-  queue_pointers* queues = nullptr;  ///< [drive * queues_per_drive + q], in device memory
-  std::uint32_t drives = 0;
-  std::uint32_t queues_per_drive = 0;
-  std::uint32_t lba_shift = 9;
-  std::uint64_t lbas = 0;  ///< per drive (the smallest)
-};
+/// What an application kernel needs: the drives' queues (in device memory), their LBA size and
+/// the smallest namespace. The engine runs on the same GPU: device-scope doorbells.
+using drives_ref = queue_set_ref<device_doorbell>;
 
 /// Per-drive counters the engine reports at stop().
 struct drive_stats {
@@ -76,10 +73,17 @@ class emulated_drives {
   void stop();
   bool running() const { return running_; }
 
-  drives_view view() const { return view_; }
+  drives_ref ref() const { return ref_; }
   const std::vector<drive_stats>& stats() const { return stats_; }
   /// Host pointer to drive `d`'s media (pinned host media: the live bytes; device media: none).
   std::byte* host_media(std::uint32_t d) const;
+  /// Drive `d`'s media as this GPU addresses it (device memory, or mapped pinned host memory):
+  /// bytes [0, media_bytes(d)), what the engine reads and writes. cudaMemcpy* reach it.
+  std::byte* media(std::uint32_t d) const;
+  std::uint64_t media_bytes(std::uint32_t d) const;
+  /// GPU memory the drives reach by DMA: cudaMalloc'd, bus address = its device address (what
+  /// the engine dereferences). Slots of a cache over these drives come from here.
+  dma_allocator& dma_memory() const;
   /// Writes file-backed media back to their files (engine stopped).
   void flush_media();
   std::uint32_t engine_warps() const;
@@ -90,7 +94,7 @@ class emulated_drives {
  private:
   struct impl;
   impl* impl_ = nullptr;
-  drives_view view_{};
+  drives_ref ref_{};
   std::vector<drive_stats> stats_;
   bool running_ = false;
 };

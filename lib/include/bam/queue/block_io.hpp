@@ -1,0 +1,36 @@
+// bam/queue/block_io.hpp: API. Block reads and writes by GPU (or host) threads through a queue
+// set (bam/queue/queue_set_ref.hpp): build the NVMe command, submit, wait with a timeout. The
+// buffer is named by its PRPs: bus addresses the SSD's controller can reach (for GPU-emulated
+// drives, virtual addresses; a buffer of up to 4 KiB that does not cross a 4 KiB page needs only
+// PRP1).
+#pragma once
+#include <cstdint>
+
+#include "bam/detail/macros.hpp"
+#include "bam/nvme/commands.hpp"
+#include "bam/queue/queue_set_ref.hpp"
+
+namespace bam {
+
+/// Reads or writes `nlb` blocks at `lba` of SSD `ssd` through its queue `queue`; `prp` names the
+/// buffer. Returns the completion (status sc::host_timeout when nothing arrived within
+/// `timeout_ns`; 0: wait forever).
+template <class QueueSet>
+BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd, std::uint32_t queue,
+                                 bool write, std::uint64_t lba, std::uint32_t nlb,
+                                 nvme::prp_pair prp, std::uint64_t timeout_ns) {
+  const nvme::command c = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
+  return set.queue(ssd, queue).submit_and_wait(c, timeout_ns);
+}
+
+/// block_io for a buffer whose bus address is its address (GPU-emulated drives, host-emulated
+/// controllers' identity memory) and that fits in one 4 KiB page.
+template <class QueueSet>
+BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd, std::uint32_t queue,
+                                 bool write, std::uint64_t lba, std::uint32_t nlb, void* buffer,
+                                 std::uint64_t timeout_ns) {
+  return block_io(set, ssd, queue, write, lba, nlb,
+                  nvme::prp_pair{reinterpret_cast<std::uintptr_t>(buffer), 0}, timeout_ns);
+}
+
+}  // namespace bam
