@@ -13,10 +13,10 @@
 
 #include "bam/cache/cache.hpp"
 #include "bam/cache/host_storage.hpp"
-#include "bam/harness/host_controllers.hpp"
+#include "bam/storage/host_controllers.hpp"
 #include "bench_run.hpp"
 #if BAM_HAVE_NVME_BACKEND
-#include "bam/harness/kmod_controllers.hpp"
+#include "bam/storage/kmod_controllers.hpp"
 #endif
 
 namespace bam::tools {

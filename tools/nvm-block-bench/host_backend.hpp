@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "bam/harness/backend.hpp"
-#include "bam/harness/host_controllers.hpp"
+#include "bam/storage/host_controllers.hpp"
 
 namespace bam::tools {
 

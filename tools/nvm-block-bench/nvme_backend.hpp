@@ -5,7 +5,7 @@
 #include <memory>
 
 #include "bam/harness/backend.hpp"
-#include "bam/harness/kmod_controllers.hpp"
+#include "bam/storage/kmod_controllers.hpp"
 
 namespace bam::tools {
 

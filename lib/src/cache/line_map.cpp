@@ -10,7 +10,8 @@ line_map make_line_map(std::uint32_t ssds, std::uint32_t line_bytes, std::uint32
   line_map m;
   m.ssds = ssds;
   m.line_shift = static_cast<std::uint32_t>(std::countr_zero(line_bytes));
-  m.lba_shift = lba_shift;
+  m.unit_shift = stripe_shift - m.line_shift;
+  m.block_shift = m.line_shift - lba_shift;
   m.layout = layout;
   return m;
 }

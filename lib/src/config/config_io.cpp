@@ -83,6 +83,12 @@ run_config load_config_file(const std::string& path, const run_config& base) {
   return parse_config(j, base);
 }
 
+void validate_ranges(const run_config& c) {
+  run_config copy = c;
+  for (const auto& f : detail::fields_of(copy))
+    f.set(f.get());  // the schema's own check of the key, on the value the struct holds
+}
+
 nlohmann::json to_json(const run_config& c) {
   run_config copy = c;
   nlohmann::json j = nlohmann::json::object();

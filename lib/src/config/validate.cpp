@@ -27,6 +27,7 @@ void check_one_file(const storage_config& s) {
 }  // namespace
 
 void validate(const run_config& c) {
+  validate_ranges(c);
   const storage_config& s = c.storage;
   const workload_config& w = c.workload;
   const std::uint64_t lba = s.lba_size;

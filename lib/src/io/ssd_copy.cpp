@@ -10,16 +10,14 @@
 #include <memory>
 #include <stdexcept>
 
+#include "bam/io/dma_chunk.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/nvme/names.hpp"
-#include "bam/nvme/prp.hpp"
 
 namespace bam {
 namespace {
 
-constexpr std::uint32_t page_log2 = 12;
-constexpr std::uint64_t page_size = std::uint64_t{1} << page_log2;
-constexpr std::uint64_t max_chunk = 2u << 20;  // one PRP list page of 512 entries
+constexpr std::uint64_t max_chunk = dma_chunk::max_bytes;
 
 struct file_closer {
   void operator()(std::FILE* f) const { std::fclose(f); }
@@ -51,29 +49,6 @@ void check_range(const ssd_copy_options& o, std::uint64_t start_lba, std::uint64
   }
 }
 
-/// One DMA buffer of `bytes` plus a PRP list page.
-class chunk_buffer {
- public:
-  chunk_buffer(dma_allocator& alloc, std::uint64_t bytes)
-      : data_(alloc, (bytes + page_size - 1) / page_size * page_size), list_(alloc, page_size) {}
-  std::uint8_t* data() const { return data_.as<std::uint8_t>(); }
-  nvme::prp_pair prps(std::uint64_t bytes) const {
-    nvme::prp_pair out;
-    const nvme::status st = nvme::build_prps(
-        bytes, page_log2, [&](std::uint64_t off) { return data_.bus_address(off); },
-        [&](std::uint32_t) {
-          return nvme::prp_list_page{list_.as<std::uint64_t>(), list_.bus_address(0)};
-        },
-        out);
-    if (!st.ok()) throw std::runtime_error("PRP build failed");
-    return out;
-  }
-
- private:
-  dma_buffer data_;
-  dma_buffer list_;
-};
-
 template <class Doorbell>
 void run_io(const queue_pair_ref<Doorbell>& q, nvme::command cmd, const char* what,
             std::uint64_t slba) {
@@ -100,7 +75,7 @@ ssd_copy_result write_file_to_ssd(const queue_pair_ref<Doorbell>& q, dma_allocat
   const std::uint64_t lbas = (total + opts.lba_size - 1) / opts.lba_size;
   check_range(opts, start_lba, lbas);
 
-  chunk_buffer buf(alloc, chunk);
+  dma_chunk buf(alloc, chunk);
   ssd_copy_result r;
   std::uint64_t done = 0;
   while (done < total) {
@@ -130,7 +105,7 @@ ssd_copy_result read_ssd_to_file(const queue_pair_ref<Doorbell>& q, dma_allocato
   const std::uint64_t lbas = (bytes + opts.lba_size - 1) / opts.lba_size;
   check_range(opts, start_lba, lbas);
   file_ptr f = open_file(path, "wb");
-  chunk_buffer buf(alloc, chunk);
+  dma_chunk buf(alloc, chunk);
   ssd_copy_result r;
   std::uint64_t done = 0;
   while (done < bytes) {

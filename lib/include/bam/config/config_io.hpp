@@ -47,7 +47,11 @@ run_config load_config_file(const std::string& path, const run_config& base = {}
 /// The effective config in the same schema (every key present); parse_config(to_json(c)) == c.
 nlohmann::json to_json(const run_config& c);
 
-/// Checks relations between values (io_size vs lba_size, dataset vs media, backend needs).
+/// Checks every value against the schema's range for its key (what parse_config checks as it
+/// reads a document), for configs built in code. Throws config_error naming the key.
+void validate_ranges(const run_config& c);
+/// validate_ranges, then the relations between values (io_size vs lba_size, dataset vs media,
+/// backend needs).
 void validate(const run_config& c);
 /// The storage.device_paths checks of backend nvme (part of validate): one path per SSD
 /// (storage.ssd_count), each an existing character device, no path twice. config_error naming

@@ -1,5 +1,5 @@
-// The real controllers of the tools' nvme backends (bam/harness/kmod_controllers.hpp).
-#include "bam/harness/kmod_controllers.hpp"
+// The real controllers of the tools' nvme backends (bam/storage/kmod_controllers.hpp).
+#include "bam/storage/kmod_controllers.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,7 @@
-// bam/harness/kmod_controllers.hpp: API. The SSDs of the tools' `nvme` backends: one real NVMe
-// controller per storage.device_paths entry (bam::kmod_controller, bound to bamkit.ko), the
-// checks of a run_config against them, memory all of them reach, and what reports say of them.
+// bam/storage/kmod_controllers.hpp: API. The SSDs of storage.backend = nvme (host_context, the
+// tools' nvme backends): one real NVMe controller per storage.device_paths entry
+// (bam::kmod_controller, bound to bamkit.ko), the checks of a run_config against them, memory all
+// of them reach, and what reports say of them.
 #pragma once
 #include <cstdint>
 #include <memory>

@@ -1,5 +1,5 @@
 // Host emulated controllers for the tools' host backends.
-#include "bam/harness/host_controllers.hpp"
+#include "bam/storage/host_controllers.hpp"
 
 #include <fmt/format.h>
 

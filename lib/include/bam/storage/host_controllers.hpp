@@ -1,6 +1,7 @@
-// bam/harness/host_controllers.hpp: API. The SSDs of the tools' `host` backends: one host emulated
-// NVMe controller per SSD of a run_config (LBA size, media size or file, queue pairs), each
-// brought up by bam::controller_driver, shut down on destruction.
+// bam/storage/host_controllers.hpp: API. The SSDs of storage.backend = host (host_context, the
+// tools' host backends): one host-emulated NVMe controller per SSD of a run_config (LBA size,
+// media size or file, queue pairs), each brought up by bam::controller_driver, shut down on
+// destruction.
 #pragma once
 #include <cstdint>
 #include <memory>

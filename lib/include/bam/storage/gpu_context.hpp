@@ -1,0 +1,124 @@
+// bam/storage/gpu_context.hpp: API (CUDA builds only). The library's entry point for
+// applications whose threads are GPU threads: from a validated run config to running SSDs
+// (storage.backend emulated: GPU-emulated SSDs whose controller engine runs on this GPU), named
+// regions laid out on them, a BaM cache in GPU memory and typed bam::arrays over each region for
+// the application's kernels, statistics, and a clean stop. CPU threads:
+// bam/storage/host_context.hpp.
+//
+//   bam::gpu_context ctx(cfg);                         // drives allocated, engine stopped
+//   ctx.add_region("numbers", n * 8);
+//   ctx.write_region("numbers", values.data(), n * 8); // into the emulated media
+//   ctx.build_cache();                                 // cache.line_size, cache.capacity
+//   auto a = ctx.array<std::uint64_t>("numbers");      // pass by value to kernels
+//   bam::preload_kernel(my_kernel);                    // before start(): see below
+//   ctx.start();                                       // the drives' engine runs
+//   my_kernel<<<grid, block, 0, stream>>>(a, ...);     // a non-blocking stream
+//   cudaStreamSynchronize(stream);
+//   ctx.close();                                       // write back, flush, stop, free
+//
+// The residency rule of the emulated drives (bam/emu/gpu/emulated_drives.hpp) holds: while the
+// engine runs (start() .. stop()), launch application kernels only on non-blocking streams, call
+// nothing that waits for the whole device (cudaDeviceSynchronize, cudaMalloc, cudaFree), and load
+// every application kernel before start() (preload_kernel, or CUDA_MODULE_LOADING=EAGER).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bam/array/array.hpp"
+#include "bam/cache/cache.hpp"
+#include "bam/cache/gpu_storage.hpp"
+#include "bam/config/config_io.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/storage/dataset.hpp"
+
+namespace bam {
+
+class gpu_context {
+ public:
+  using queue_set_type = emu::gpu::drives_ref;
+  using cache_type = bam::cache<gpu_cache_storage<queue_set_type>>;
+  using cache_ref_type = cache_type::ref_type;
+  template <class T>
+  using array_type = array<T, cache_ref_type>;
+
+  /// Validates `c` and allocates its drives (storage.ssd_count GPU-emulated SSDs of
+  /// storage.media.size_bytes, storage.model timing, queues.pairs_per_ssd x queues.depth
+  /// queues); the engine is stopped. Throws config_error for another backend, no usable GPU, or
+  /// a configuration the drives cannot have; std::runtime_error on CUDA errors.
+  explicit gpu_context(const run_config& c, const layout_options& layout = {});
+  ~gpu_context();  ///< close(), errors swallowed
+  gpu_context(const gpu_context&) = delete;
+  gpu_context& operator=(const gpu_context&) = delete;
+
+  const run_config& config() const { return cfg_; }
+  const dataset& data() const { return data_; }
+  const region_table& regions() const { return data_.regions(); }
+  /// Appends a region of `bytes` (see dataset::add_region). Before build_cache().
+  const region& add_region(std::string name, std::uint64_t bytes);
+  /// Writes `bytes` bytes of `data` (host memory) at the start of region `name`, then the
+  /// manifest (when kept). Route media (what automatic picks): straight into the emulated media,
+  /// no NVMe command (honest for emulated SSDs: what a real drive would pay is the queue route).
+  /// Route queues: NVMe writes of up to a stripe unit by GPU threads through the drives' queues,
+  /// from a staging buffer in GPU memory (what real SSDs need). Before build_cache(), engine
+  /// stopped (std::logic_error otherwise); std::runtime_error when a write fails.
+  write_result write_region(std::string_view name, const void* data, std::uint64_t bytes,
+                            write_route route = write_route::automatic);
+  /// Reads the manifest from SSD 0's media: true when one was there (its regions replace the
+  /// table), false when none. std::runtime_error when it is damaged or does not match.
+  bool load_manifest();
+  const std::vector<write_result>& writes() const { return writes_; }
+
+  /// Builds the cache `c` asks for over the regions (replacing an earlier one, written back
+  /// first); build_cache(cc) builds exactly `cc` (cc.lines = 0: through the last region). Stops
+  /// the engine (allocation); start() it again before using the arrays.
+  cache_type& build_cache();
+  cache_type& build_cache(cache_config cc);
+  bool has_cache() const { return cache_.has_value(); }
+  cache_type& cache();
+  template <class T>
+  array_type<T> array(std::string_view name) {
+    return data_.array_of<T>(cache().ref(), name);
+  }
+
+  /// Launches the drives' engine; returns once it runs. Load every kernel that will use the
+  /// arrays before (preload_kernel).
+  void start();
+  /// Stops the engine (every application kernel must have finished).
+  void stop();
+  bool running() const { return drives_->running(); }
+  /// Writes every dirty line back and flushes the SSDs (the engine runs for it); true when all
+  /// of it succeeded.
+  bool flush();
+
+  /// The drives: per-drive engine statistics (after stop()), the GPU timer rate, host media.
+  const emu::gpu::emulated_drives& drives() const { return *drives_; }
+  std::uint32_t prp_tables() const;
+  /// For reports: backend, drives, media, the dataset, the writes and what real hardware would
+  /// do differently.
+  nlohmann::json describe() const;
+
+  /// Writes back and flushes the cache, drops it, stops the engine. Idempotent.
+  void close();
+
+ private:
+  struct staging;
+  write_result write_to_media(const region& r, const void* data, std::uint64_t bytes);
+  write_result write_through_queues(const region& r, const void* data, std::uint64_t bytes);
+  void write_manifest();
+
+  run_config cfg_;
+  std::unique_ptr<emu::gpu::emulated_drives> drives_;
+  dataset data_;
+  std::vector<write_result> writes_;
+  std::optional<cache_type> cache_;
+  void* stream_ = nullptr;  ///< cudaStream_t, non-blocking: the context's copies and kernels
+  bool closed_ = false;
+};
+
+}  // namespace bam

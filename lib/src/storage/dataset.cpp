@@ -1,0 +1,74 @@
+// What the storage contexts keep of their data (bam/storage/dataset.hpp).
+#include "bam/storage/dataset.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace bam {
+
+nlohmann::json write_result::to_json() const {
+  return {{"region", region},
+          {"bytes", bytes},
+          {"commands", commands},
+          {"route", route},
+          {"seconds", seconds}};
+}
+
+dataset::dataset(const dataset_geometry& g, std::uint64_t capacity_bytes, const layout_options& o)
+    : geometry_(g),
+      capacity_(capacity_bytes),
+      options_(o),
+      table_(o.manifest ? manifest_bytes : 0) {}
+
+const region& dataset::add_region(std::string name, std::uint64_t bytes) {
+  region_table next = table_;
+  const region& r = next.add(std::move(name), bytes);
+  if (r.end() > capacity_) {
+    throw std::invalid_argument(
+        fmt::format("region \"{}\" of {} B would end at byte {} of the dataset, past the {} B "
+                    "the {} SSD(s) hold (storage.media.size_bytes, storage.ssd_count)",
+                    r.name, r.bytes, r.end(), capacity_, geometry_.ssds));
+  }
+  table_ = std::move(next);
+  return table_.regions().back();
+}
+
+std::uint64_t dataset::lines(std::uint32_t line_bytes) const {
+  const std::uint64_t end = table_.regions().empty() ? capacity_ : table_.end();
+  return (end + line_bytes - 1) / line_bytes;
+}
+
+cache_config dataset::cache_config_of(const run_config& c) const {
+  cache_config cc;
+  cc.line_bytes = static_cast<std::uint32_t>(c.cache.line_size);
+  cc.slots = c.cache.capacity / c.cache.line_size;
+  cc.lines = lines(cc.line_bytes);
+  return cc;
+}
+
+void dataset::uncovered(const region& r) {
+  throw std::invalid_argument(
+      fmt::format("region \"{}\" (bytes {}..{} of the dataset) is not covered by the cache's lines",
+                  r.name, r.offset, r.end()));
+}
+
+nlohmann::json dataset::to_json() const {
+  nlohmann::json regions = nlohmann::json::array();
+  for (const region& r : table_.regions()) {
+    regions.push_back({{"name", r.name},
+                       {"offset", r.offset},
+                       {"bytes", r.bytes},
+                       {"written", r.written},
+                       {"checksum_xxh64", fmt::format("{:016x}", r.checksum)}});
+  }
+  return {{"ssds", geometry_.ssds},
+          {"lba_bytes", geometry_.lba_bytes},
+          {"stripe_bytes", stripe_bytes},
+          {"region_alignment", region_alignment},
+          {"capacity_bytes", capacity_},
+          {"manifest", options_.manifest},
+          {"regions", regions}};
+}
+
+}  // namespace bam

@@ -1,0 +1,342 @@
+// The GPU-thread storage context (bam/storage/gpu_context.hpp). No fmt here: nvcc does not take
+// fmt's consteval format strings.
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "bam/detail/cuda.hpp"
+#include "bam/emu/gpu/drives_of_config.hpp"
+#include "bam/nvme/prp.hpp"
+#include "bam/queue/block_io.hpp"
+#include "bam/storage/checksum.hpp"
+#include "bam/storage/gpu_context.hpp"
+#include "bam/storage/stripes.hpp"
+
+namespace bam {
+namespace {
+
+/// One NVMe write of the queue route: `nlb` LBAs at `lba` of `ssd` from the staging buffer at
+/// byte `from`.
+struct piece_command {
+  std::uint64_t lba;
+  std::uint64_t from;
+  std::uint32_t ssd;
+  std::uint32_t nlb;
+};
+
+constexpr std::uint64_t page = 4096;
+/// Staging buffer of the queue route: written a chunk at a time.
+constexpr std::uint64_t staging_bytes = std::uint64_t{64} << 20;
+constexpr std::uint64_t staging_pieces = staging_bytes / stripe_bytes + 1;
+constexpr std::uint64_t write_timeout_ns = 30'000'000'000ull;
+
+/// Thread i writes piece i (a stripe unit's share at most: 16 pages, one PRP list page).
+__global__ void write_pieces_kernel(emu::gpu::drives_ref set, const piece_command* cmds,
+                                    std::uint32_t n, const std::byte* staging, std::uint64_t* lists,
+                                    unsigned long long* failed) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const piece_command c = cmds[i];
+  const auto base = reinterpret_cast<std::uintptr_t>(staging + c.from);
+  std::uint64_t* list = lists + std::uint64_t{i} * (page / 8);
+  nvme::prp_pair prp{};
+  nvme::build_prps(
+      std::uint64_t{c.nlb} << set.lba_shift(), 12,
+      [&](std::uint64_t off) { return std::uint64_t{base} + off; },
+      [&](std::uint32_t) {
+        return nvme::prp_list_page{list, reinterpret_cast<std::uintptr_t>(list)};
+      },
+      prp);
+  const nvme::completion done =
+      block_io(set, c.ssd, i % set.queues_per_ssd(), true, c.lba, c.nlb, prp, write_timeout_ns);
+  if (!done.status().ok()) atomicAdd(failed, 1ull);
+}
+
+emu::gpu::emulated_drives* open_drives(const run_config& c) {
+  validate(c);
+  if (c.storage.backend != backend_kind::emulated) {
+    throw config_error("storage.backend",
+                       std::string("\"") + to_string(c.storage.backend) +
+                           "\" is not one a gpu_context drives, allowed emulated (GPU threads "
+                           "over real controllers need kmod_gpu_queues, built but untested; CPU "
+                           "threads over host or nvme: host_context)");
+  }
+  std::string why;
+  if (!cuda_device_usable(why)) {
+    throw config_error("storage.backend",
+                       "\"emulated\" needs a CUDA GPU and none is usable (" + why + ")");
+  }
+  try {
+    return new emu::gpu::emulated_drives(emu::gpu::drives_config_of(c));
+  } catch (const std::invalid_argument& e) {
+    throw config_error("storage", e.what());
+  }
+}
+
+dataset dataset_of(const emu::gpu::emulated_drives& d, const layout_options& layout) {
+  const emu::gpu::drives_ref q = d.ref();
+  const std::uint64_t units_per_ssd = (q.lbas() << q.lba_shift()) / stripe_bytes;
+  return dataset(dataset_geometry{q.ssds(), q.lba_bytes()}, units_per_ssd * stripe_bytes * q.ssds(),
+                 layout);
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+/// Device memory of the queue route (allocated with the engine stopped).
+struct gpu_context::staging {
+  dma_buffer data;   ///< from the drives' DMA memory
+  dma_buffer lists;  ///< one PRP list page per piece
+  piece_command* cmds = nullptr;
+  unsigned long long* failed = nullptr;
+  staging(dma_allocator& mem) : data(mem, staging_bytes), lists(mem, staging_pieces * page) {
+    cuda_check(cudaMalloc(&cmds, staging_pieces * sizeof(piece_command)), "gpu_context: staging");
+    cuda_check(cudaMalloc(&failed, sizeof(unsigned long long)), "gpu_context: staging");
+  }
+  ~staging() {
+    cudaFree(cmds);
+    cudaFree(failed);
+  }
+};
+
+gpu_context::gpu_context(const run_config& c, const layout_options& layout)
+    : cfg_(c), drives_(open_drives(c)), data_(dataset_of(*drives_, layout)) {
+  cudaStream_t s = nullptr;
+  cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "gpu_context: stream");
+  stream_ = s;
+  cuda_check(preload_kernel(write_pieces_kernel), "gpu_context: preload");
+}
+
+gpu_context::~gpu_context() {
+  try {
+    close();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "gpu_context: close at destruction failed: %s\n", e.what());
+  }
+  if (stream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
+}
+
+const region& gpu_context::add_region(std::string name, std::uint64_t bytes) {
+  if (cache_) throw std::logic_error("gpu_context: add_region after build_cache");
+  return data_.add_region(std::move(name), bytes);
+}
+
+write_result gpu_context::write_region(std::string_view name, const void* data, std::uint64_t bytes,
+                                       write_route route) {
+  if (cache_) throw std::logic_error("gpu_context: write_region after build_cache");
+  if (closed_) throw std::logic_error("gpu_context: write_region after close");
+  if (drives_->running()) throw std::logic_error("gpu_context: write_region while the engine runs");
+  const region& r = data_.regions().at(name);
+  if (bytes > r.bytes) {
+    throw std::invalid_argument("write_region \"" + r.name + "\": " + std::to_string(bytes) +
+                                " B of data for a region of " + std::to_string(r.bytes) + " B");
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  write_result out = route == write_route::queues ? write_through_queues(r, data, bytes)
+                                                  : write_to_media(r, data, bytes);
+  data_.table().mark_written(out.region, checksum64(data, bytes));
+  if (data_.keeps_manifest()) write_manifest();
+  out.seconds = seconds_since(t0);
+  writes_.push_back(out);
+  return out;
+}
+
+write_result gpu_context::write_to_media(const region& r, const void* data, std::uint64_t bytes) {
+  const auto* src = static_cast<const std::byte*>(data);
+  const auto s = static_cast<cudaStream_t>(stream_);
+  for_each_stripe_piece(r.offset, bytes, data_.geometry().ssds, [&](const stripe_piece& p) {
+    if (std::byte* host = drives_->host_media(p.ssd)) {
+      std::memcpy(host + p.ssd_offset, src + p.range_offset, p.bytes);
+    } else {
+      cuda_check(cudaMemcpyAsync(drives_->media(p.ssd) + p.ssd_offset, src + p.range_offset,
+                                 p.bytes, cudaMemcpyHostToDevice, s),
+                 "gpu_context: write to media");
+    }
+  });
+  cuda_check(cudaStreamSynchronize(s), "gpu_context: write to media");
+  write_result out;
+  out.region = r.name;
+  out.bytes = bytes;
+  out.route = "media";
+  return out;
+}
+
+write_result gpu_context::write_through_queues(const region& r, const void* data,
+                                               std::uint64_t bytes) {
+  const auto s = static_cast<cudaStream_t>(stream_);
+  const std::uint32_t lba = data_.geometry().lba_bytes;
+  staging st(drives_->dma_memory());
+  write_result out;
+  out.region = r.name;
+  out.bytes = bytes;
+  out.route = "queues";
+  drives_->start();
+  try {
+    const auto* src = static_cast<const std::byte*>(data);
+    // A chunk at a time: the stripe pieces of region bytes [done, done + staging_bytes).
+    for (std::uint64_t done = 0; done < bytes;) {
+      const std::uint64_t n = std::min(staging_bytes - stripe_bytes, bytes - done);
+      std::vector<piece_command> cmds;
+      std::uint64_t staged = 0;
+      for_each_stripe_piece(r.offset + done, n, data_.geometry().ssds, [&](const stripe_piece& p) {
+        const std::uint64_t padded = (p.bytes + lba - 1) / lba * lba;
+        cmds.push_back(
+            {p.ssd_offset / lba, staged, p.ssd, static_cast<std::uint32_t>(padded / lba)});
+        staged += stripe_bytes;  // every piece at its own stripe-unit slot: page aligned
+      });
+      std::vector<std::byte> pieces(staged);
+      std::uint64_t at = 0;
+      for_each_stripe_piece(r.offset + done, n, data_.geometry().ssds, [&](const stripe_piece& p) {
+        std::memcpy(pieces.data() + at, src + done + p.range_offset, p.bytes);
+        at += stripe_bytes;
+      });
+      cuda_check(cudaMemcpyAsync(st.data.data(), pieces.data(), staged, cudaMemcpyHostToDevice, s),
+                 "gpu_context: staging");
+      cuda_check(cudaMemcpyAsync(st.cmds, cmds.data(), cmds.size() * sizeof(piece_command),
+                                 cudaMemcpyHostToDevice, s),
+                 "gpu_context: staging");
+      cuda_check(cudaMemsetAsync(st.failed, 0, sizeof(unsigned long long), s),
+                 "gpu_context: staging");
+      const auto count = static_cast<std::uint32_t>(cmds.size());
+      write_pieces_kernel<<<(count + 127) / 128, 128, 0, s>>>(
+          drives_->ref(), st.cmds, count, st.data.as<std::byte>(), st.lists.as<std::uint64_t>(),
+          st.failed);
+      cuda_check(cudaGetLastError(), "gpu_context: write kernel");
+      unsigned long long failed = 0;
+      cuda_check(cudaMemcpyAsync(&failed, st.failed, sizeof failed, cudaMemcpyDeviceToHost, s),
+                 "gpu_context: write kernel");
+      cuda_check(cudaStreamSynchronize(s), "gpu_context: write kernel");
+      if (failed != 0) {
+        throw std::runtime_error("write_region \"" + r.name + "\": " + std::to_string(failed) +
+                                 " of " + std::to_string(count) + " NVMe writes failed");
+      }
+      out.commands += count;
+      done += n;
+    }
+  } catch (...) {
+    drives_->stop();
+    throw;
+  }
+  drives_->stop();
+  return out;
+}
+
+void gpu_context::write_manifest() {
+  const std::vector<std::byte> m = data_.regions().encode(data_.geometry());
+  if (std::byte* host = drives_->host_media(0)) {
+    std::memcpy(host, m.data(), m.size());
+    return;
+  }
+  const auto s = static_cast<cudaStream_t>(stream_);
+  cuda_check(cudaMemcpyAsync(drives_->media(0), m.data(), m.size(), cudaMemcpyHostToDevice, s),
+             "gpu_context: manifest");
+  cuda_check(cudaStreamSynchronize(s), "gpu_context: manifest");
+}
+
+bool gpu_context::load_manifest() {
+  if (!data_.keeps_manifest())
+    throw std::logic_error("gpu_context: load_manifest on a layout without a manifest");
+  if (cache_) throw std::logic_error("gpu_context: load_manifest after build_cache");
+  std::vector<std::byte> m(manifest_bytes);
+  if (const std::byte* host = drives_->host_media(0)) {
+    std::memcpy(m.data(), host, m.size());
+  } else {
+    const auto s = static_cast<cudaStream_t>(stream_);
+    cuda_check(cudaMemcpyAsync(m.data(), drives_->media(0), m.size(), cudaMemcpyDeviceToHost, s),
+               "gpu_context: manifest");
+    cuda_check(cudaStreamSynchronize(s), "gpu_context: manifest");
+  }
+  if (!region_table::has_manifest(m)) return false;
+  data_.adopt(region_table::decode(m, data_.geometry()));
+  return true;
+}
+
+gpu_context::cache_type& gpu_context::build_cache() {
+  return build_cache(data_.cache_config_of(cfg_));
+}
+
+gpu_context::cache_type& gpu_context::build_cache(cache_config cc) {
+  if (closed_) throw std::logic_error("gpu_context: build_cache after close");
+  if (cache_) {
+    flush();
+    cache_.reset();
+  }
+  if (drives_->running()) drives_->stop();  // cudaMalloc below
+  if (cc.lines == 0) cc.lines = data_.lines(cc.line_bytes);
+  try {
+    cache_.emplace(cc, drives_->ref(), drives_->dma_memory());
+  } catch (const std::invalid_argument& e) {
+    throw config_error("cache", e.what());
+  }
+  cache_type::preload();
+  return *cache_;
+}
+
+gpu_context::cache_type& gpu_context::cache() {
+  if (!cache_) throw std::logic_error("gpu_context: no cache (build_cache first)");
+  return *cache_;
+}
+
+void gpu_context::start() {
+  if (closed_) throw std::logic_error("gpu_context: start after close");
+  if (!drives_->running()) drives_->start();
+}
+
+void gpu_context::stop() {
+  if (drives_->running()) drives_->stop();
+}
+
+bool gpu_context::flush() {
+  const bool was_running = drives_->running();
+  start();
+  const bool ok = cache().flush();
+  if (!was_running) stop();
+  return ok;
+}
+
+std::uint32_t gpu_context::prp_tables() const {
+  return cache_ ? cache_->storage().prp_tables() : 0;
+}
+
+nlohmann::json gpu_context::describe() const {
+  nlohmann::json writes = nlohmann::json::array();
+  for (const write_result& w : writes_)
+    writes.push_back(w.to_json());
+  const bool pinned = cfg_.storage.media.kind == media_kind::host;
+  return {{"backend", "emulated"},
+          {"threads", "GPU threads"},
+          {"dataset", data_.to_json()},
+          {"writes", writes},
+          {"engine_warps", drives_->engine_warps()},
+          {"real_hardware",
+           std::string("GPU-emulated SSDs: the controller is a persistent kernel on this GPU, "
+                       "paced by the timing model storage.model; media in ") +
+               (pinned ? "pinned host memory (every read and write crosses PCIe)"
+                       : "GPU memory (no data crosses PCIe)") +
+               "; writes by route \"media\" went straight into the media (no NVMe command)"}};
+}
+
+void gpu_context::close() {
+  if (closed_) return;
+  bool ok = true;
+  if (cache_) {
+    ok = flush();
+    stop();
+    cache_.reset();
+  }
+  stop();
+  closed_ = true;
+  if (!ok) throw std::runtime_error("gpu_context: the cache's last write-back or flush failed");
+}
+
+}  // namespace bam
