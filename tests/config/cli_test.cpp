@@ -133,7 +133,14 @@ INSTANTIATE_TEST_SUITE_P(
             {"--sweep", "report.json=a.json,b.json"}, "--sweep", "report keys cannot be swept"},
         bad_input{{"--sweep", "workload.threads=1,2", "--sweep", "queues.depth=8,100000"},
                   "queues.depth",
-                  "[2, 65536]"}));
+                  "[2, 65536]"},
+        // The gpu section (the queue mapping and engine size of the emulated backends).
+        bad_input{{"--set", "gpu.queue_mapping=lane"}, "gpu.queue_mapping", "warp|thread"},
+        bad_input{
+            {"--set", "gpu.engine_warps_per_block=17"}, "gpu.engine_warps_per_block", "[0, 16]"},
+        bad_input{{"--set", "gpu.engine_blocks=2000"}, "gpu.engine_blocks", "[0, 1024]"},
+        bad_input{{"--set", "gpu.engine_blocks=-1"}, "gpu.engine_blocks", "[0, 1024]"},
+        bad_input{{"--set", "gpu.mapping=thread"}, "gpu.mapping", "unknown key, allowed"}));
 
 TEST(Cli, ConfigFileErrorsNameTheKey) {
   temp_dir dir;
@@ -505,6 +512,35 @@ TEST(Cli, NvmeBackendReportsADeviceItCannotOpen) {
   EXPECT_NE(r.err.find("cannot open backend: /dev/null: BAMKIT_IOC_GET_INFO"), std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+}  // namespace
+}  // namespace bam
+
+namespace bam {
+namespace {
+
+TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
+  temp_dir dir;
+  auto r = run_tool(bench,
+                    {"--set", "gpu.queue_mapping=thread", "--set", "gpu.engine_blocks=4", "--set",
+                     "gpu.engine_warps_per_block=8", "--print-config"},
+                    dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json printed = json::parse(r.out);
+  EXPECT_EQ(
+      printed["gpu"],
+      (json{{"queue_mapping", "thread"}, {"engine_blocks", 4}, {"engine_warps_per_block", 8}}));
+  run_config expected{};
+  expected.gpu.queue_mapping = gpu_queue_mapping::thread;
+  expected.gpu.engine_blocks = 4;
+  expected.gpu.engine_warps_per_block = 8;
+  EXPECT_EQ(parse_config(printed), expected);
+  // The defaults: warp mapping, an automatically sized engine.
+  r = run_tool(bench, {"--print-config"}, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["gpu"],
+            (json{{"queue_mapping", "warp"}, {"engine_blocks", 0}, {"engine_warps_per_block", 0}}));
 }
 
 }  // namespace

@@ -213,5 +213,43 @@ TEST(NbbGpu, ConfigErrorsOfTheGpuPath) {
   EXPECT_NE(r.err.find("workload.io_size:"), std::string::npos) << r.err;
 }
 
+/// Per-SSD I/Os of a random run of 300 threads x 10 I/Os over 3 SSDs with `mapping`.
+json mapped_run(const std::string& mapping, temp_dir& dir) {
+  return run_report({"--backend",     "emulated",
+                     "--ssds",        "3",
+                     "--pairs",       "4",
+                     "--threads",     "300",
+                     "--outstanding", "1",
+                     "--ios",         "3000",
+                     "--set",         "storage.media.size_bytes=16777216",
+                     "--set",         "gpu.queue_mapping=" + mapping,
+                     "--set",         "gpu.engine_blocks=2",
+                     "--set",         "gpu.engine_warps_per_block=4"},
+                    dir);
+}
+
+TEST(NbbGpu, QueueMappingByThreadOrByWarp) {
+  temp_dir dir;
+  // thread: thread t on SSD t % 3, 100 threads x 10 I/Os each.
+  const json by_thread = mapped_run("thread", dir);
+  if (by_thread.is_null()) GTEST_SKIP() << "no GPU";
+  expect_job_adds_up(by_thread["jobs"][0], by_thread["bamkit"], 3000, 3);
+  EXPECT_EQ(by_thread["bamkit"]["stats"]["per_ssd_ios"], (json{1000, 1000, 1000}));
+  EXPECT_EQ(by_thread["bamkit"]["stats"]["engine_warps"], 8u);  // 2 blocks x 4 warps
+  EXPECT_EQ(by_thread["bamkit"]["config"]["gpu"]["queue_mapping"], "thread");
+  // warp: warp w on SSD w % 3; warps 0, 3, 6 (32 threads) and 9 (the last 12) on SSD 0.
+  const json by_warp = mapped_run("warp", dir);
+  expect_job_adds_up(by_warp["jobs"][0], by_warp["bamkit"], 3000, 3);
+  EXPECT_EQ(by_warp["bamkit"]["stats"]["per_ssd_ios"], (json{1080, 960, 960}));
+  // An engine too small for the queues is a config error naming the key.
+  const auto r =
+      run_tool(bench,
+               {"--backend", "emulated", "--ssds", "4", "--pairs", "128", "--outstanding", "1",
+                "--set", "gpu.engine_blocks=1", "--set", "gpu.engine_warps_per_block=8"},
+               dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpu.engine_blocks: 1 blocks of 8 warps"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace bam
