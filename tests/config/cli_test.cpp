@@ -543,5 +543,40 @@ TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
             (json{{"queue_mapping", "warp"}, {"engine_blocks", 0}, {"engine_warps_per_block", 0}}));
 }
 
+/// bamkit.ceilings of a real run: the keys every report carries (schema version 2), from `args`.
+json ceilings_of_run(std::vector<std::string> args, temp_dir& dir) {
+  for (auto& a : args) {
+    const auto pos = a.find("@TMP@");
+    if (pos != std::string::npos) a.replace(pos, 5, dir.path().string());
+  }
+  args.insert(args.end(), {"--ios", "2000", "--measure-ceilings", "--report", dir / "c.json"});
+  const auto r = run_tool(bench, args, dir);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(test::read_file(dir / "c.json"));
+  EXPECT_EQ(doc["bamkit"]["schema_version"], 2);
+  const json& c = doc["bamkit"]["ceilings"];
+  for (const char* k : {"h2d_memcpy_gbps", "direct_read_gbps", "direct_reads_per_s", "io_size",
+                        "over_bytes", "method", "memory", "median_of"})
+    EXPECT_TRUE(c.contains(k)) << k << " missing from " << c;
+  EXPECT_GT(c["direct_reads_per_s"].get<double>(), 0.0) << c;
+  return c;
+}
+
+TEST(Cli, HostAndUringReportsCarryTheSameCeilingKeys) {
+  temp_dir dir;
+  const json host = ceilings_of_run({"--backend", "host", "--io-size", "8192", "--threads", "2",
+                                     "--set", "storage.media.size_bytes=4194304"},
+                                    dir);
+  EXPECT_TRUE(host["h2d_memcpy_gbps"].is_null()) << host;  // CPU threads: no GPU copy
+  EXPECT_EQ(host["io_size"], 8192u);
+  EXPECT_EQ(host["over_bytes"], 4194304u);
+  EXPECT_NE(host["method"].get<std::string>().find("CPU: 2 threads"), std::string::npos) << host;
+  const json uring =
+      ceilings_of_run(with_uring({"--io-size", "4096", "--set", "uring.gpu_copy=off"}), dir);
+  EXPECT_EQ(uring["io_size"], 4096u);
+  EXPECT_EQ(uring["over_bytes"], 1048576u);
+  EXPECT_NE(uring["memory"].get<std::string>().find("page cache"), std::string::npos) << uring;
+}
+
 }  // namespace
 }  // namespace bam

@@ -87,10 +87,15 @@ TEST(NbbGpu, EmulatedMixedRunAddsUpAndVerifies) {
   EXPECT_GT(st["doorbell_writes_per_command"].get<double>(), 0.0);
   EXPECT_LE(st["doorbell_writes_per_command"].get<double>(), 2.0);
   EXPECT_EQ(st["timeouts"], 0u);
+  EXPECT_EQ(doc["bamkit"]["schema_version"], 2);
   const json& c = doc["bamkit"]["ceilings"];
-  EXPECT_GT(c["memcpy_h2d_gbps"].get<double>(), 0.0);
-  EXPECT_GT(c["direct_read"]["iops"].get<double>(), 0.0);
-  EXPECT_EQ(c["direct_read"]["io_size"], 4096u);
+  EXPECT_GT(c["h2d_memcpy_gbps"].get<double>(), 0.0);
+  EXPECT_GT(c["direct_reads_per_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(c["direct_read_gbps"].get<double>(),
+                   c["direct_reads_per_s"].get<double>() * 4096 / 1e9);
+  EXPECT_EQ(c["io_size"], 4096u);
+  EXPECT_EQ(c["over_bytes"], 67108864u);  // the dataset: SSD 0's media
+  EXPECT_EQ(c["median_of"], 5);
   // fio's own check of the report, where fio is installed (the GPU machines have no fio; CI
   // runs the same check on host-backend reports).
   if (std::filesystem::exists("/usr/bin/fio_jsonplus_clat2csv")) {

@@ -151,20 +151,7 @@ void gpu_backend_base::fill_pattern_once(const run_config& c) {
 
 nlohmann::json gpu_backend_base::measure_ceilings(const run_config& c) {
   const std::uint64_t bytes = std::min(c.dataset(), ceilings_max_bytes);
-  std::byte* pinned = pinned_media(0);
-  const gpu_ceilings g = measure_gpu_ceilings(pinned, bytes, c.workload.io_size, 5);
-  return nlohmann::json{{"bytes", g.bytes},
-                        {"repeats", g.repeats},
-                        {"memory", pinned != nullptr ? "the run's pinned media (SSD 0)"
-                                                     : "pinned memory of that size"},
-                        {"memcpy_h2d_gbps", g.memcpy_h2d_gbps},
-                        {"direct_read",
-                         {{"io_size", g.block},
-                          {"iops", g.direct_blocks_per_s},
-                          {"gbps", g.direct_gbps},
-                          {"method",
-                           "plain kernel, warps copy random io_size blocks of pinned memory to GPU "
-                           "memory, 8 x 16 B loads in flight per lane; median of repeats"}}}};
+  return to_json(measure_gpu_ceilings(pinned_media(0), bytes, c.workload.io_size, 5));
 }
 
 // ---- emulated ---------------------------------------------------------------------------------
