@@ -11,13 +11,15 @@ Reads whichever of these are in RESULTS_DIR and writes, beside them:
   miss:  miss_optane_512*.json, miss_ideal_4k.json -> cb_miss.png (miss-handling IOPS vs the
          optane-p5800x model's cap and GB/s vs the measured PCIe ceiling)
   cb_figs.json: every plotted number and, per source report, the command, commit, GPU, CUDA
-  driver and date from bamkit.machine."""
+  driver and date from bamkit.machine.
+Reports of either schema version (scripts/figures/reports.py)."""
 import json
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbb_figs import OPTANE_CAPS, jobs, load, provenance, title_of  # noqa: E402
+from nbb_figs import OPTANE_CAPS  # noqa: E402
+from reports import ceilings, jobs, load, provenance, title_of  # noqa: E402
 
 import matplotlib.pyplot as plt  # noqa: E402
 
@@ -111,11 +113,11 @@ def miss(d, out, sources):
             if cfg["storage"]["model"] == "optane-p5800x" and L == 512:
                 row["cap_iops"] = OPTANE_CAPS[("read", 512)] * row["ssds"]
                 row["of_cap"] = row["miss_iops"] / row["cap_iops"]
-            c = b.get("ceilings") or doc["bamkit"].get("ceilings")
-            if c and "pcie_direct_read_gbps" in c:
-                row["pcie_direct_read_gbps"] = c["pcie_direct_read_gbps"]
-                row["pcie_h2d_memcpy_gbps"] = c["pcie_h2d_memcpy_gbps"]
-                row["of_pcie_memcpy"] = row["gbps"] / c["pcie_h2d_memcpy_gbps"]
+            c = ceilings(doc, b)
+            if c and c["direct_read_gbps"] and c["h2d_memcpy_gbps"]:
+                row["direct_read_gbps"] = c["direct_read_gbps"]
+                row["h2d_memcpy_gbps"] = c["h2d_memcpy_gbps"]
+                row["of_h2d_memcpy"] = row["gbps"] / c["h2d_memcpy_gbps"]
             rows.append(row)
     if not rows:
         return None
@@ -126,8 +128,8 @@ def miss(d, out, sources):
         note = f"{r['gbps']:.1f} GB/s"
         if "of_cap" in r:
             note += f", {100 * r['of_cap']:.0f}% of 4x5.1M cap"
-        if "of_pcie_memcpy" in r:
-            note += f", {100 * r['of_pcie_memcpy']:.0f}% of PCIe memcpy"
+        if "of_h2d_memcpy" in r:
+            note += f", {100 * r['of_h2d_memcpy']:.0f}% of PCIe memcpy"
         ax.text(r["miss_iops"] / 1e6, i, " " + note, va="center", fontsize=7)
     ax.set_xlabel("miss-handling IOPS (millions of NVMe reads+writes/s)")
     ax.set_title(title_of(sources), fontsize=7)

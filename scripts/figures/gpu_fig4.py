@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
-"""Figure-4 analogue (BaM paper) and single-queue sweep (dissertation Fig. 5.6) from bam-gpu-bench
-JSON results. Usage: gpu_fig4.py RESULTS_DIR  (reads fig4_{read,write}_N.json, ideal_read_512.json,
+"""Figure-4 analogue (BaM paper) and single-queue sweep (dissertation Fig. 5.6) from the JSON of
+bam-gpu-bench, the GPU benchmark of session 1 (folded into nvm-block-bench and removed on branch
+issue13: `git log -- tools/bam-gpu-bench`; its documents are not bamkit reports). For its data in
+results/ only; nvm-block-bench reports have nbb_figs.py.
+Usage: gpu_fig4.py RESULTS_DIR  (reads fig4_{read,write}_N.json, ideal_read_512.json,
 single_qp_{null,ideal}.json there; writes fig4.png, single_qp.png and figures.json beside them)."""
 import json
 import sys
 from pathlib import Path
 
-import matplotlib
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reports import load  # noqa: E402
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
-
-
-def load(p):
-    return json.loads(Path(p).read_text())
 
 
 def main(d):

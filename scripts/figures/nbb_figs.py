@@ -10,12 +10,16 @@ Reads whichever of these are in RESULTS_DIR and writes, beside them:
   fig5:    fig5_{emulated,zerocopy,uring_pagecache,uring_direct}.json
            -> nbb_fig5.png (bandwidth), nbb_fig5_latency.png (p50/p99), nbb_fig5.json
 Every JSON carries the plotted numbers and, per source report, the command, commit, GPU, CUDA
-driver and date from bamkit.machine."""
+driver and date from bamkit.machine.
+Reports of either schema version (scripts/figures/reports.py)."""
 import json
 import sys
 from pathlib import Path
 
-import matplotlib
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from reports import ceilings, jobs, load, provenance, title_of  # noqa: E402
+
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -24,34 +28,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 OPTANE_CAPS = {("read", 512): 5.1e6, ("read", 4096): 1.5e6, ("write", 512): 1.0e6, ("write", 4096): 1.5e6}
 
 
-def load(p):
-    return json.loads(Path(p).read_text())
-
-
-def jobs(doc):
-    """(config, job) per job; single-job reports keep their bamkit at the top level."""
-    out = []
-    for j in doc["jobs"]:
-        b = j.get("bamkit", doc["bamkit"])
-        out.append((b["config"], j, b))
-    return out
-
-
-def provenance(path, doc):
-    m = doc["bamkit"].get("machine") or {}
-    return {"file": Path(path).name, "command": doc["bamkit"].get("command", ""),
-            "commit": m.get("git_commit"), "gpu": m.get("gpu"), "cuda_driver": m.get("driver"),
-            "cuda_runtime": m.get("cuda"), "date": m.get("date"), "host": m.get("hostname")}
-
-
 def read_jobs(d, name, sources):
-    """The (config, job, bamkit) list of report d/name.json ([] when absent); notes its provenance."""
+    """The (config, job, bamkit, ceilings) list of report d/name.json ([] when absent; ceilings in
+    the version-2 shape or None); notes its provenance."""
     f = d / f"{name}.json"
     if not f.exists():
         return []
     doc = load(f)
     sources.append(provenance(f, doc))
-    return jobs(doc)
+    return [(cfg, j, b, ceilings(doc, b)) for cfg, j, b in jobs(doc)]
 
 
 def total_iops(job):
@@ -72,33 +57,28 @@ def pct(job, key):
     return d["clat_ns"].get("percentile", {}).get(key, 0) / 1e3
 
 
-def title_of(sources):
-    s = sources[0]
-    return f"{s['gpu']} (CUDA driver {s['cuda_driver']}), commit {str(s['commit'])[:12]}, {s['date']}"
-
-
 def issue3(d):
     sources, table = [], {}
     for name in ["ideal_read_512", "ideal_read_4096", "null_read_512"]:
         js = read_jobs(d, name, sources)
         if not js:
             continue
-        cfg, job, b = js[0]
+        cfg, job, b, c = js[0]
         row = {"iops_median": total_iops(job), "iops_min_max": spread(b, job),
                "gbps": total_bw(job) / 1e9, "p50_us": pct(job, "50.000000"), "p99_us": pct(job, "99.000000")}
-        c = b.get("ceilings")
-        if c and "direct_read" in c:
-            row["direct_read_iops"] = c["direct_read"]["iops"]
-            row["memcpy_h2d_gbps"] = c["memcpy_h2d_gbps"]
-            row["of_direct_read"] = row["iops_median"] / c["direct_read"]["iops"]
-            row["of_memcpy"] = row["gbps"] / c["memcpy_h2d_gbps"]
+        if c and c["direct_reads_per_s"]:
+            row["direct_reads_per_s"] = c["direct_reads_per_s"]
+            row["of_direct_read"] = row["iops_median"] / c["direct_reads_per_s"]
+        if c and c["h2d_memcpy_gbps"]:
+            row["h2d_memcpy_gbps"] = c["h2d_memcpy_gbps"]
+            row["of_memcpy"] = row["gbps"] / c["h2d_memcpy_gbps"]
         table[name] = row
     fig, ax = plt.subplots(figsize=(6, 4))
     curves = {}
     for m in ["null", "ideal"]:
         pts = []
         for name in [f"single_qp_{m}", f"single_qp_{m}_large"]:
-            pts += [(cfg["workload"]["threads"], total_iops(j)) for cfg, j, _ in read_jobs(d, name, sources)]
+            pts += [(cfg["workload"]["threads"], total_iops(j)) for cfg, j, _, _ in read_jobs(d, name, sources)]
         if not pts:
             continue
         pts.sort()
@@ -124,11 +104,11 @@ def fig4(d):
     sources, series = [], {}
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     ceil = {}
-    for cfg, _, b in read_jobs(d, "fig4_ceilings", sources):
-        if "direct_read" in (b.get("ceilings") or {}):
-            ceil[cfg["workload"]["io_size"]] = b["ceilings"]["direct_read"]["iops"]
+    for cfg, _, _, c in read_jobs(d, "fig4_ceilings", sources):
+        if c and c["direct_reads_per_s"]:
+            ceil[cfg["workload"]["io_size"]] = c["direct_reads_per_s"]
     for n in [1, 2, 4, 8, 10]:
-        for cfg, job, b in read_jobs(d, f"fig4_ssd{n}", sources):
+        for cfg, job, b, _ in read_jobs(d, f"fig4_ssd{n}", sources):
             w = cfg["workload"]
             key = (w["op"], w["io_size"])
             series.setdefault(key, {}).setdefault(n, []).append(
@@ -168,10 +148,10 @@ def fig5(d):
               "uring_pagecache": "io_uring + cudaMemcpy, page cache", "uring_direct": "io_uring + cudaMemcpy, O_DIRECT"}
     sources, series, memcpy = [], {}, None
     for k in labels:
-        for cfg, job, b in read_jobs(d, f"fig5_{k}", sources):
+        for cfg, job, _, c in read_jobs(d, f"fig5_{k}", sources):
             w = cfg["workload"]
-            if "memcpy_h2d_gbps" in (b.get("ceilings") or {}):
-                memcpy = b["ceilings"]["memcpy_h2d_gbps"]
+            if c and c["h2d_memcpy_gbps"] and cfg["storage"]["backend"] in ("emulated", "zerocopy"):
+                memcpy = c["h2d_memcpy_gbps"]  # the GPU backends' copy of the dataset
             series.setdefault(w["pattern"], {}).setdefault(k, []).append(
                 {"io_size": w["io_size"], "gbps": total_bw(job) / 1e9, "iops": total_iops(job),
                  "p50_us": pct(job, "50.000000"), "p99_us": pct(job, "99.000000"),
@@ -205,7 +185,7 @@ def fig5(d):
         f_.tight_layout()
         f_.savefig(d / name, dpi=130)
     out = {"script": "scripts/figures/nbb_figs.py", "figures": ["nbb_fig5.png", "nbb_fig5_latency.png"],
-           "series": series, "memcpy_h2d_gbps": memcpy, "sources": sources}
+           "series": series, "h2d_memcpy_gbps": memcpy, "sources": sources}
     (d / "nbb_fig5.json").write_text(json.dumps(out, indent=1))
     return out
 

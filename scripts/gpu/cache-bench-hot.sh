@@ -13,10 +13,11 @@
 #   hot_reuse_L_C: coalesced and reuse (array_ref) x thread/warp layout, coarsening C = 1..64,
 #     32M/C threads (32M accesses per iteration), sequential, 160 iterations: 5.4 G accesses =
 #     43 GB per run, >= 20 ms at 2 TB/s.
-# Each point median of 3. Device time, counted on the H100 rates of results/gpu/h100-2026-11-22
+# Each point median of 3. Device time, counted on the H100 rates of results/cache-bench-hot/h100/
 # (~70 ms of cache build + warm-up per run, ~0.5 s per process): threads ~60 s, reuse ~60 s;
 # about 2 minutes in all, under 4 even at half the estimated rates.
-# Usage: BIN=folder-with-cache-bench OUT=out scripts/gpu/cache-bench-hot.sh
+# Usage: BIN=folder-with-cache-bench OUT=results/cache-bench-hot/<gpu>/<date>-<commit> \
+#   scripts/gpu/cache-bench-hot.sh
 source "$(dirname "$0")/cache-bench-common.sh"
 COMMON=(--backend emulated --ssds 4 --model optane-p5800x --pairs 128 --depth 1024
   --set storage.media.size_bytes=268435456 --set storage.media.kind=gpu

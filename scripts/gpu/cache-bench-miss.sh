@@ -9,9 +9,10 @@
 #     and 8, 32M threads) for Fig. 7.2/7.4's miss curves.
 #   miss_ideal_4k: 4 x ideal SSDs with pinned host media, 4 KiB lines (whole lines per thread),
 #     compared with the PCIe ceilings measured in the same process (--measure-ceilings:
-#     bamkit.ceilings.pcie_*).
+#     bamkit.ceilings.h2d_memcpy_gbps and direct_read_gbps).
 # Each point median of 3. ~5 minutes on an H100.
-# Usage: BIN=folder-with-cache-bench OUT=out scripts/gpu/cache-bench-miss.sh
+# Usage: BIN=folder-with-cache-bench OUT=results/cache-bench-miss/<gpu>/<date>-<commit> \
+#   scripts/gpu/cache-bench-miss.sh
 source "$(dirname "$0")/cache-bench-common.sh"
 OPT=(--backend emulated --ssds 4 --model optane-p5800x --pairs 128 --depth 1024
   --set storage.media.size_bytes=1073741824 --set storage.media.kind=gpu

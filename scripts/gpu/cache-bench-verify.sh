@@ -2,8 +2,8 @@
 # cache-bench correctness on the GPU: the gtest (label gpu) plus --verify runs of every mode and
 # both element layouts (cache_bench.layout thread, warp), reads and writes, hot and cold,
 # checked against the SSDs' media after the flush. ~2 minutes.
-# Usage: BIN=folder-with-cache-bench [TEST=path/to/cache_bench_gpu_test] OUT=out
-#        scripts/gpu/cache-bench-verify.sh
+# Usage: BIN=folder-with-cache-bench [TEST=path/to/cache_bench_gpu_test] \
+#   OUT=results/cache-bench-verify/<gpu>/<date>-<commit> scripts/gpu/cache-bench-verify.sh
 source "$(dirname "$0")/cache-bench-common.sh"
 if [ -n "${TEST:-}" ]; then
   CACHE_BENCH_BIN="$CB" timeout 300 "$TEST" > "$OUT/gtest.txt" 2>&1

@@ -11,7 +11,8 @@
 #     is fetched (a read) and later written back when evicted (a write), so miss IOPS count both;
 #     the model caps 512 B writes at 1 M/s per drive (4 M/s in all) and reads at 5.1 M/s.
 # Each point median of 3. About 1-2 minutes on an H200.
-# Usage: BIN=folder-with-cache-bench OUT=out scripts/gpu/cache-bench-writes.sh
+# Usage: BIN=folder-with-cache-bench OUT=results/cache-bench-writes/<gpu>/<date>-<commit> \
+#   scripts/gpu/cache-bench-writes.sh
 source "$(dirname "$0")/cache-bench-common.sh"
 HOT=(--backend emulated --ssds 4 --model optane-p5800x --pairs 128 --depth 1024
   --set storage.media.size_bytes=268435456 --set storage.media.kind=gpu

@@ -4,7 +4,8 @@
 # engine's preset: 10 us, 5.1 M / 1.5 M read IOPS, 1 M / 1.5 M write IOPS at 512 B / 4 KiB).
 # One process per SSD count (the drives are opened once); each point runs 0.25 s, median of 3.
 # Plus the direct-read ceilings at both sizes. ~4 minutes.
-# Usage: BIN=folder-with-nvm-block-bench OUT=out scripts/gpu/nbb-fig4.sh
+# Usage: BIN=folder-with-nvm-block-bench OUT=results/nbb-fig4/<gpu>/<date>-<commit> \
+#   scripts/gpu/nbb-fig4.sh
 source "$(dirname "$0")/nbb-common.sh"
 for n in 1 2 4 8 10; do
   run fig4_ssd$n 150 --backend emulated --outstanding 1 --pairs 128 --depth 1024 \

@@ -5,7 +5,8 @@
 # uring.gpu_copy: with `on` every read is also copied to GPU memory (cudaMemcpyAsync per I/O),
 # which still hangs after the first second on the H100/H200 (issue 4); with `off` the figure shows
 # the CPU side alone, whose bandwidth bounds the baseline together with the pinned copy ceiling.
-# Usage: BIN=folder-with-nvm-block-bench OUT=out [GPU_COPY=off] scripts/gpu/nbb-fig5-uring.sh
+# Usage: BIN=folder-with-nvm-block-bench OUT=results/nbb-fig5/<gpu>/<date>-<commit> \
+#   [GPU_COPY=off] scripts/gpu/nbb-fig5-uring.sh
 source "$(dirname "$0")/nbb-common.sh"
 : "${MEDIA_DIR:=$PWD}" "${GPU_COPY:=off}"
 SIZES=4096,8192,16384,32768,65536,131072,262144,524288,1048576

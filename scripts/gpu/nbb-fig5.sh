@@ -7,7 +7,8 @@
 #   uring:    CPU-orchestrated io_uring reads of a file + cudaMemcpyAsync of each read to the GPU,
 #             16 CPU threads x 32 in flight, the file in the page cache (pre-read) or O_DIRECT.
 # Latency percentiles are in every job. Each point 0.5 s (uring 1 s), median of 3. ~6 minutes.
-# Usage: BIN=folder-with-nvm-block-bench OUT=out [MEDIA_DIR=folder on disk] scripts/gpu/nbb-fig5.sh
+# Usage: BIN=folder-with-nvm-block-bench OUT=results/nbb-fig5/<gpu>/<date>-<commit> \
+#   [MEDIA_DIR=folder on disk] scripts/gpu/nbb-fig5.sh
 source "$(dirname "$0")/nbb-common.sh"
 # The file must be on a file system with O_DIRECT (not tmpfs): default the current folder.
 : "${MEDIA_DIR:=$PWD}"

@@ -3,7 +3,8 @@
 #   ideal 512 B and 4 KiB random reads, 1M GPU threads, 1 SSD x 128 queue pairs x 1024, median of
 #   5 runs, with the ceilings (pinned cudaMemcpy, direct random-read kernel) measured alongside;
 #   null 512 B; one queue pair (depth 1024) IOPS vs threads 32 ... 1M, null and ideal.
-# Usage: BIN=folder-with-nvm-block-bench OUT=out scripts/gpu/nbb-issue3.sh
+# Usage: BIN=folder-with-nvm-block-bench OUT=results/nbb-issue3/<gpu>/<date>-<commit> \
+#   scripts/gpu/nbb-issue3.sh
 source "$(dirname "$0")/nbb-common.sh"
 G=(--backend emulated --outstanding 1 --pairs 128 --depth 1024 --threads 1048576)
 

@@ -134,5 +134,24 @@ TEST(CacheBenchGpu, ColdRandomWritesLandOnTheSsds) {
   EXPECT_EQ(doc["jobs"][0]["write"]["total_ios"], 65536u * 4u);
 }
 
+TEST(CacheBenchGpu, CeilingsHaveTheKeysOfEveryReport) {
+  temp_dir dir;
+  const json doc = run_report({"--threads", "4096", "--set", "cache.line_size=4096", "--set",
+                               "cache.capacity=16777216", "--measure-ceilings"},
+                              dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  EXPECT_EQ(doc["bamkit"]["schema_version"], 2);
+  const json& c = doc["bamkit"]["ceilings"];
+  EXPECT_GT(c["h2d_memcpy_gbps"].get<double>(), 0.0);
+  EXPECT_GT(c["direct_reads_per_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(c["direct_read_gbps"].get<double>(),
+                   c["direct_reads_per_s"].get<double>() * 4096 / 1e9);
+  EXPECT_EQ(c["io_size"], 4096u);         // one cache line per read
+  EXPECT_EQ(c["over_bytes"], 67108864u);  // SSD 0's media
+  EXPECT_EQ(c["median_of"], 5);
+  EXPECT_TRUE(c["method"].is_string());
+  EXPECT_TRUE(c["memory"].is_string());
+}
+
 }  // namespace
 }  // namespace bam::test

@@ -133,7 +133,14 @@ INSTANTIATE_TEST_SUITE_P(
             {"--sweep", "report.json=a.json,b.json"}, "--sweep", "report keys cannot be swept"},
         bad_input{{"--sweep", "workload.threads=1,2", "--sweep", "queues.depth=8,100000"},
                   "queues.depth",
-                  "[2, 65536]"}));
+                  "[2, 65536]"},
+        // The gpu section (the queue mapping and engine size of the emulated backends).
+        bad_input{{"--set", "gpu.queue_mapping=lane"}, "gpu.queue_mapping", "warp|thread"},
+        bad_input{
+            {"--set", "gpu.engine_warps_per_block=17"}, "gpu.engine_warps_per_block", "[0, 16]"},
+        bad_input{{"--set", "gpu.engine_blocks=2000"}, "gpu.engine_blocks", "[0, 1024]"},
+        bad_input{{"--set", "gpu.engine_blocks=-1"}, "gpu.engine_blocks", "[0, 1024]"},
+        bad_input{{"--set", "gpu.mapping=thread"}, "gpu.mapping", "unknown key, allowed"}));
 
 TEST(Cli, ConfigFileErrorsNameTheKey) {
   temp_dir dir;
@@ -505,6 +512,70 @@ TEST(Cli, NvmeBackendReportsADeviceItCannotOpen) {
   EXPECT_NE(r.err.find("cannot open backend: /dev/null: BAMKIT_IOC_GET_INFO"), std::string::npos)
       << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+}  // namespace
+}  // namespace bam
+
+namespace bam {
+namespace {
+
+TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
+  temp_dir dir;
+  auto r = run_tool(bench,
+                    {"--set", "gpu.queue_mapping=thread", "--set", "gpu.engine_blocks=4", "--set",
+                     "gpu.engine_warps_per_block=8", "--print-config"},
+                    dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json printed = json::parse(r.out);
+  EXPECT_EQ(
+      printed["gpu"],
+      (json{{"queue_mapping", "thread"}, {"engine_blocks", 4}, {"engine_warps_per_block", 8}}));
+  run_config expected{};
+  expected.gpu.queue_mapping = gpu_queue_mapping::thread;
+  expected.gpu.engine_blocks = 4;
+  expected.gpu.engine_warps_per_block = 8;
+  EXPECT_EQ(parse_config(printed), expected);
+  // The defaults: warp mapping, an automatically sized engine.
+  r = run_tool(bench, {"--print-config"}, dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["gpu"],
+            (json{{"queue_mapping", "warp"}, {"engine_blocks", 0}, {"engine_warps_per_block", 0}}));
+}
+
+/// bamkit.ceilings of a real run: the keys every report carries (schema version 2), from `args`.
+json ceilings_of_run(std::vector<std::string> args, temp_dir& dir) {
+  for (auto& a : args) {
+    const auto pos = a.find("@TMP@");
+    if (pos != std::string::npos) a.replace(pos, 5, dir.path().string());
+  }
+  args.insert(args.end(), {"--ios", "2000", "--measure-ceilings", "--report", dir / "c.json"});
+  const auto r = run_tool(bench, args, dir);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(test::read_file(dir / "c.json"));
+  EXPECT_EQ(doc["bamkit"]["schema_version"], 2);
+  const json& c = doc["bamkit"]["ceilings"];
+  for (const char* k : {"h2d_memcpy_gbps", "direct_read_gbps", "direct_reads_per_s", "io_size",
+                        "over_bytes", "method", "memory", "median_of"})
+    EXPECT_TRUE(c.contains(k)) << k << " missing from " << c;
+  EXPECT_GT(c["direct_reads_per_s"].get<double>(), 0.0) << c;
+  return c;
+}
+
+TEST(Cli, HostAndUringReportsCarryTheSameCeilingKeys) {
+  temp_dir dir;
+  const json host = ceilings_of_run({"--backend", "host", "--io-size", "8192", "--threads", "2",
+                                     "--set", "storage.media.size_bytes=4194304"},
+                                    dir);
+  EXPECT_TRUE(host["h2d_memcpy_gbps"].is_null()) << host;  // CPU threads: no GPU copy
+  EXPECT_EQ(host["io_size"], 8192u);
+  EXPECT_EQ(host["over_bytes"], 4194304u);
+  EXPECT_NE(host["method"].get<std::string>().find("CPU: 2 threads"), std::string::npos) << host;
+  const json uring =
+      ceilings_of_run(with_uring({"--io-size", "4096", "--set", "uring.gpu_copy=off"}), dir);
+  EXPECT_EQ(uring["io_size"], 4096u);
+  EXPECT_EQ(uring["over_bytes"], 1048576u);
+  EXPECT_NE(uring["memory"].get<std::string>().find("page cache"), std::string::npos) << uring;
 }
 
 }  // namespace

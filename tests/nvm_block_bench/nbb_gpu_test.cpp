@@ -87,10 +87,15 @@ TEST(NbbGpu, EmulatedMixedRunAddsUpAndVerifies) {
   EXPECT_GT(st["doorbell_writes_per_command"].get<double>(), 0.0);
   EXPECT_LE(st["doorbell_writes_per_command"].get<double>(), 2.0);
   EXPECT_EQ(st["timeouts"], 0u);
+  EXPECT_EQ(doc["bamkit"]["schema_version"], 2);
   const json& c = doc["bamkit"]["ceilings"];
-  EXPECT_GT(c["memcpy_h2d_gbps"].get<double>(), 0.0);
-  EXPECT_GT(c["direct_read"]["iops"].get<double>(), 0.0);
-  EXPECT_EQ(c["direct_read"]["io_size"], 4096u);
+  EXPECT_GT(c["h2d_memcpy_gbps"].get<double>(), 0.0);
+  EXPECT_GT(c["direct_reads_per_s"].get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(c["direct_read_gbps"].get<double>(),
+                   c["direct_reads_per_s"].get<double>() * 4096 / 1e9);
+  EXPECT_EQ(c["io_size"], 4096u);
+  EXPECT_EQ(c["over_bytes"], 67108864u);  // the dataset: SSD 0's media
+  EXPECT_EQ(c["median_of"], 5);
   // fio's own check of the report, where fio is installed (the GPU machines have no fio; CI
   // runs the same check on host-backend reports).
   if (std::filesystem::exists("/usr/bin/fio_jsonplus_clat2csv")) {
@@ -211,6 +216,44 @@ TEST(NbbGpu, ConfigErrorsOfTheGpuPath) {
                dir);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("workload.io_size:"), std::string::npos) << r.err;
+}
+
+/// Per-SSD I/Os of a random run of 300 threads x 10 I/Os over 3 SSDs with `mapping`.
+json mapped_run(const std::string& mapping, temp_dir& dir) {
+  return run_report({"--backend",     "emulated",
+                     "--ssds",        "3",
+                     "--pairs",       "4",
+                     "--threads",     "300",
+                     "--outstanding", "1",
+                     "--ios",         "3000",
+                     "--set",         "storage.media.size_bytes=16777216",
+                     "--set",         "gpu.queue_mapping=" + mapping,
+                     "--set",         "gpu.engine_blocks=2",
+                     "--set",         "gpu.engine_warps_per_block=4"},
+                    dir);
+}
+
+TEST(NbbGpu, QueueMappingByThreadOrByWarp) {
+  temp_dir dir;
+  // thread: thread t on SSD t % 3, 100 threads x 10 I/Os each.
+  const json by_thread = mapped_run("thread", dir);
+  if (by_thread.is_null()) GTEST_SKIP() << "no GPU";
+  expect_job_adds_up(by_thread["jobs"][0], by_thread["bamkit"], 3000, 3);
+  EXPECT_EQ(by_thread["bamkit"]["stats"]["per_ssd_ios"], (json{1000, 1000, 1000}));
+  EXPECT_EQ(by_thread["bamkit"]["stats"]["engine_warps"], 8u);  // 2 blocks x 4 warps
+  EXPECT_EQ(by_thread["bamkit"]["config"]["gpu"]["queue_mapping"], "thread");
+  // warp: warp w on SSD w % 3; warps 0, 3, 6 (32 threads) and 9 (the last 12) on SSD 0.
+  const json by_warp = mapped_run("warp", dir);
+  expect_job_adds_up(by_warp["jobs"][0], by_warp["bamkit"], 3000, 3);
+  EXPECT_EQ(by_warp["bamkit"]["stats"]["per_ssd_ios"], (json{1080, 960, 960}));
+  // An engine too small for the queues is a config error naming the key.
+  const auto r =
+      run_tool(bench,
+               {"--backend", "emulated", "--ssds", "4", "--pairs", "128", "--outstanding", "1",
+                "--set", "gpu.engine_blocks=1", "--set", "gpu.engine_warps_per_block=8"},
+               dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("gpu.engine_blocks: 1 blocks of 8 warps"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // Report shapes: the fio json+ document (required keys with the right types, percentiles and
-// bins consistent with the histogram), the CSV row, and fio's own fio_jsonplus_clat2csv
-// accepting a produced report.
+// bins consistent with the histogram, bamkit.schema_version, the one shape of bamkit.ceilings),
+// the CSV row, and fio's own fio_jsonplus_clat2csv accepting a produced report.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -9,8 +9,10 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "bam/config/config_io.hpp"
+#include "bam/harness/ceilings.hpp"
 #include "bam/report/fio_report.hpp"
 #include "bam/report/percentiles.hpp"
 
@@ -118,6 +120,8 @@ TEST(FioReport, RequiredKeysAndTypes) {
   EXPECT_FALSE(job["trim"]["clat_ns"].contains("bins"));
 
   const json& b = doc["bamkit"];
+  EXPECT_EQ(b["schema_version"], 2);
+  EXPECT_EQ(report_schema_version, 2);
   EXPECT_EQ(parse_config(b["config"]), f.cfg);
   for (const char* k :
        {"cpu", "cores", "gpu", "driver", "cuda", "git_commit", "hostname", "date"}) {
@@ -126,6 +130,37 @@ TEST(FioReport, RequiredKeysAndTypes) {
   EXPECT_EQ(b["stats"]["per_ssd_ios"], json::array({1010}));
   EXPECT_EQ(b["stats"]["queues"]["doorbell_writes_per_command"], 0.5);
   EXPECT_FALSE(b.contains("ceilings"));
+}
+
+TEST(FioReport, CeilingsHaveOneShapeWhoeverMeasuredThem) {
+  // CPU threads over host memory: no GPU copy, so h2d_memcpy_gbps is null (but present).
+  std::vector<std::uint8_t> mem(std::size_t{1} << 20, 7);
+  const machine_ceilings cpu =
+      measure_memory_random_read(mem.data(), mem.size(), 4096, 2, 0.05, "a test buffer");
+  EXPECT_GT(cpu.direct_reads_per_s, 0.0);
+  EXPECT_DOUBLE_EQ(cpu.direct_read_gbps, cpu.direct_reads_per_s * 4096 / 1e9);
+  fixture f;
+  report_inputs in = f.inputs();
+  in.ceilings = to_json(cpu);
+  const json c = fio_jsonplus(in)["bamkit"]["ceilings"];
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : c.items())
+    keys.push_back(k);
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"direct_read_gbps", "direct_reads_per_s", "h2d_memcpy_gbps",
+                                      "io_size", "median_of", "memory", "method", "over_bytes"}));
+  EXPECT_TRUE(c["h2d_memcpy_gbps"].is_null());
+  EXPECT_EQ(c["io_size"], 4096u);
+  EXPECT_EQ(c["over_bytes"], std::uint64_t{1} << 20);
+  EXPECT_EQ(c["memory"], "a test buffer");
+  EXPECT_EQ(c["median_of"], 1);
+  EXPECT_NE(c["method"].get<std::string>().find("CPU: 2 threads"), std::string::npos) << c;
+  EXPECT_DOUBLE_EQ(c["direct_reads_per_s"].get<double>(), cpu.direct_reads_per_s);
+  // A GPU measurement fills the copy bandwidth: the same keys, a number there.
+  machine_ceilings gpu = cpu;
+  gpu.h2d_memcpy_gbps = 55.4;
+  EXPECT_EQ(to_json(gpu)["h2d_memcpy_gbps"], 55.4);
+  EXPECT_EQ(to_json(gpu).size(), c.size());
 }
 
 TEST(FioReport, CsvRowMatchesHeader) {
@@ -196,12 +231,15 @@ TEST(FioReport, MultiJobReportHasAJobPerPointWithItsOwnBamkit) {
   b.result = &r2;
   b.repeats = 3;
   b.repeat_iops = {900.0, 1010.0, 2000.0};
-  b.ceilings = json{{"memcpy_h2d_gbps", 50.0}};
+  machine_ceilings measured;
+  measured.h2d_memcpy_gbps = 50.0;
+  b.ceilings = to_json(measured);
   const json doc = fio_jsonplus_multi({a, b});
   ASSERT_EQ(doc["jobs"].size(), 2u);
   EXPECT_EQ(doc["jobs"][0]["jobname"], "test-tool.0");
   EXPECT_EQ(doc["jobs"][1]["jobname"], "test-tool.1");
   EXPECT_EQ(doc["bamkit"]["jobs"], 2u);
+  EXPECT_EQ(doc["bamkit"]["schema_version"], 2);
   EXPECT_EQ(doc["bamkit"]["tool"], "test-tool");
   EXPECT_TRUE(doc["bamkit"]["machine"].contains("git_commit"));
   EXPECT_EQ(parse_config(doc["bamkit"]["config"]), f.cfg);
@@ -212,7 +250,8 @@ TEST(FioReport, MultiJobReportHasAJobPerPointWithItsOwnBamkit) {
   EXPECT_FALSE(j0["bamkit"].contains("machine"));  // once, at the top
   EXPECT_FALSE(j0["bamkit"].contains("repeat"));
   EXPECT_FALSE(j0["bamkit"].contains("ceilings"));
-  EXPECT_EQ(j1["bamkit"]["ceilings"]["memcpy_h2d_gbps"], 50.0);
+  EXPECT_FALSE(j1["bamkit"].contains("schema_version"));  // once, at the top
+  EXPECT_EQ(j1["bamkit"]["ceilings"]["h2d_memcpy_gbps"], 50.0);
   EXPECT_EQ(j1["bamkit"]["repeat"]["runs"], 3u);
   EXPECT_EQ(j1["bamkit"]["repeat"]["iops_min"], 900.0);
   EXPECT_EQ(j1["bamkit"]["repeat"]["iops_max"], 2000.0);

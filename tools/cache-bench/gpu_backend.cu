@@ -231,14 +231,7 @@ class emulated_bench_backend final : public backend {
   nlohmann::json measure_ceilings(const run_config& c) override {
     if (drives_->running()) drives_->stop();
     const std::uint64_t bytes = std::min<std::uint64_t>(c.storage.media.size_bytes, 4ull << 30);
-    const gpu_ceilings g =
-        measure_gpu_ceilings(drives_->host_media(0), bytes, c.cache.line_size, 5);
-    return {{"pcie_h2d_memcpy_gbps", g.memcpy_h2d_gbps},
-            {"pcie_direct_read_gbps", g.direct_gbps},
-            {"pcie_direct_reads_per_s", g.direct_blocks_per_s},
-            {"read_bytes", g.block},
-            {"over_bytes", g.bytes},
-            {"median_of", g.repeats}};
+    return to_json(measure_gpu_ceilings(drives_->host_media(0), bytes, c.cache.line_size, 5));
   }
 
  private:

@@ -22,9 +22,14 @@ constexpr std::uint64_t gpu_max_transfer = 2u << 20;
 /// Memory the ceilings are measured over at most (the media may be larger).
 constexpr std::uint64_t ceilings_max_bytes = 4ull << 30;
 
-const char* mapping_doc =
-    "thread t, warp w = t / 32: queue (w / ssd_count) % pairs_per_ssd of its SSD; random pattern: "
-    "SSD w % ssd_count (a warp's lanes share one queue), sequential: the SSD of the I/O";
+const char* mapping_doc(gpu_queue_mapping m) {
+  return m == gpu_queue_mapping::thread
+             ? "gpu.queue_mapping thread: thread t uses queue (t / ssd_count) % pairs_per_ssd of "
+               "its SSD; random pattern: SSD t % ssd_count, sequential: the SSD of the I/O"
+             : "gpu.queue_mapping warp: thread t, warp w = t / 32 uses queue (w / ssd_count) % "
+               "pairs_per_ssd of its SSD; random pattern: SSD w % ssd_count (a warp's lanes "
+               "share one queue), sequential: the SSD of the I/O";
+}
 
 }  // namespace
 
@@ -84,6 +89,7 @@ gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& 
   p.ios = c.workload.ios;
   p.duration_ns = static_cast<std::uint64_t>(c.workload.duration_s * 1e9);
   p.verify = hooks.verify;
+  p.mapping = c.gpu.queue_mapping;
   return p;
 }
 
@@ -143,20 +149,7 @@ void gpu_backend_base::fill_pattern_once(const run_config& c) {
 
 nlohmann::json gpu_backend_base::measure_ceilings(const run_config& c) {
   const std::uint64_t bytes = std::min(c.dataset(), ceilings_max_bytes);
-  std::byte* pinned = pinned_media(0);
-  const gpu_ceilings g = measure_gpu_ceilings(pinned, bytes, c.workload.io_size, 5);
-  return nlohmann::json{{"bytes", g.bytes},
-                        {"repeats", g.repeats},
-                        {"memory", pinned != nullptr ? "the run's pinned media (SSD 0)"
-                                                     : "pinned memory of that size"},
-                        {"memcpy_h2d_gbps", g.memcpy_h2d_gbps},
-                        {"direct_read",
-                         {{"io_size", g.block},
-                          {"iops", g.direct_blocks_per_s},
-                          {"gbps", g.direct_gbps},
-                          {"method",
-                           "plain kernel, warps copy random io_size blocks of pinned memory to GPU "
-                           "memory, 8 x 16 B loads in flight per lane; median of repeats"}}}};
+  return to_json(measure_gpu_ceilings(pinned_media(0), bytes, c.workload.io_size, 5));
 }
 
 // ---- emulated ---------------------------------------------------------------------------------
@@ -234,7 +227,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   out.tool_stats["timeouts"] = timeouts;
   out.tool_stats["doorbell_writes_per_command"] =
       commands != 0 ? double(sq + cq) / double(commands) : 0.0;
-  out.tool_stats["thread_mapping"] = mapping_doc;
+  out.tool_stats["thread_mapping"] = mapping_doc(c.gpu.queue_mapping);
   out.tool_stats["engine_warps"] = drives.engine_warps();
   out.tool_stats["gpu_timer_rate"] = drives.timer_rate();
   return out;

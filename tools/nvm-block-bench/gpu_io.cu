@@ -44,6 +44,7 @@ struct kernel_args {
   std::uint64_t timeout_ns = 0;
   std::uint32_t lba_shift = 9;
   bool verify = false;
+  gpu_queue_mapping mapping = gpu_queue_mapping::warp;
   std::byte* buffers = nullptr;
   std::uint64_t stride = 0;
   std::uint64_t* lists = nullptr;  ///< one PRP list page (512 entries) per thread
@@ -149,15 +150,15 @@ __global__ void __launch_bounds__(block_threads)
           },
           prp);
     }
-    const std::uint32_t warp = t / 32;
-    const std::uint32_t queue = (warp / v.ssds()) % v.queues_per_ssd();
+    const std::uint32_t unit = a.mapping == gpu_queue_mapping::thread ? t : t / 32;
+    const std::uint32_t queue = (unit / v.ssds()) % v.queues_per_ssd();
     const std::uint64_t lba_size = std::uint64_t{1} << v.lba_shift();
     const auto nlb = static_cast<std::uint32_t>(bytes >> v.lba_shift());
     io_stream stream(a.w, t);
     const std::uint64_t start = a.duration_ns != 0 ? run_start(a) : 0;
     for (std::uint64_t i = 0; i < my && time_left(a, start); ++i) {
       const io_request r = stream.next(i);
-      const std::uint32_t ssd = a.w.sequential ? r.ssd : warp % v.ssds();
+      const std::uint32_t ssd = a.w.sequential ? r.ssd : unit % v.ssds();
       const std::uint64_t lba = r.offset >> v.lba_shift();
       if (!r.read && a.verify) fill_pattern(buf, lba_size, pattern_seed, ssd, lba, nlb);
       const std::uint64_t t0 = now_ns();
@@ -355,6 +356,7 @@ struct gpu_io_runner::impl {
     a.timeout_ns = p.timeout_ns;
     a.lba_shift = lba_shift;
     a.verify = p.verify;
+    a.mapping = p.mapping;
     a.buffers = buffers;
     a.stride = buffer_stride(io_size);
     a.lists = lists;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bam/config/run_config.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/harness/workload.hpp"
 #include "bam/report/latency_histogram.hpp"
@@ -26,7 +27,8 @@ struct gpu_io_params {
   std::uint64_t ios = 0;          ///< total I/Os (thread t does ios/threads, +1 for t < rest)
   std::uint64_t duration_ns = 0;  ///< 0: no time limit; else each thread stops after it
   bool verify = false;            ///< fill writes with, and check reads against, the pattern
-  std::uint64_t timeout_ns = 10'000'000'000;  ///< per command (emulated): then an error
+  std::uint64_t timeout_ns = 10'000'000'000;            ///< per command (emulated): then an error
+  gpu_queue_mapping mapping = gpu_queue_mapping::warp;  ///< emulated: SSD and queue of a thread
 };
 
 struct gpu_io_result {
@@ -55,9 +57,10 @@ class gpu_io_runner {
   /// Loads the kernels' modules (call before emulated_drives::start()).
   static void preload();
 
-  /// Thread t: warp w = t / 32 uses queue (w / ssds) % queues_per_ssd of its SSD; random
-  /// pattern: the SSD is w % ssds (all lanes of a warp on one queue); sequential: the SSD of the
-  /// I/O (io_stream's striping). LBAs are the drives' (drives.lba_shift()).
+  /// p.mapping warp: warp w = t / 32 uses queue (w / ssds) % queues_per_ssd of its SSD, the SSD
+  /// w % ssds (all lanes of a warp on one queue); thread: the same with t for w (the BaM paper's
+  /// benchmark). Sequential pattern: the SSD of the I/O (io_stream's striping). LBAs are the
+  /// drives' (drives.lba_shift()).
   gpu_io_result run_emulated(const emu::gpu::drives_ref& drives, const gpu_io_params& p);
   /// media[s]: device-accessible pointer to SSD s's media (pinned, mapped host memory) of LBAs
   /// of 2^lba_shift bytes (the data pattern's block). The lanes of a warp copy their 32 I/Os

@@ -47,9 +47,9 @@ nlohmann::json host_backend::measure_ceilings(const run_config& c) {
   // The media of the emulated SSDs is host memory: random memcpy at the run's I/O size.
   const std::uint64_t bytes = c.dataset();
   std::unique_ptr<std::uint8_t[]> mem(new std::uint8_t[bytes]());
-  return nlohmann::json{
-      {"host_memory_random_read",
-       measure_memory_random_read(mem.get(), bytes, c.workload.io_size, c.workload.threads, 0.5)}};
+  return to_json(measure_memory_random_read(mem.get(), bytes, c.workload.io_size,
+                                            c.workload.threads, 0.5,
+                                            "host memory of the dataset's size (not the media)"));
 }
 
 }  // namespace bam::tools

@@ -21,6 +21,7 @@ constexpr std::array<const char*, 3> op_names = {"read", "write", "mixed"};
 constexpr std::array<const char*, 3> access_mode_names = {"plain", "coalesced", "reuse"};
 constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
+constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
 }  // namespace
 
 const char* to_string(backend_kind k) {
@@ -43,6 +44,9 @@ const char* to_string(cache_temperature t) {
 }
 const char* to_string(cache_bench_layout l) {
   return layout_names[static_cast<std::size_t>(l)];
+}
+const char* to_string(gpu_queue_mapping m) {
+  return queue_mapping_names[static_cast<std::size_t>(m)];
 }
 
 namespace detail {
@@ -250,8 +254,8 @@ constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
 }  // namespace
 
 std::vector<std::string> sections() {
-  return {"storage",  "storage.media", "queues", "cache",
-          "workload", "report",        "uring",  "cache_bench"};
+  return {"storage", "storage.media", "queues",      "cache", "workload",
+          "report",  "uring",         "cache_bench", "gpu"};
 }
 
 std::vector<field> fields_of(run_config& c) {
@@ -337,6 +341,19 @@ std::vector<field> fields_of(run_config& c) {
                          "or warp (a warp, on the host 32 consecutive threads, owns 32 x "
                          "coarsening consecutive elements; lane l accesses every 32nd from the "
                          "l-th, so every warp load is coalesced)"));
+  // gpu: the GPU side of the emulated backends (queue mapping of the client threads, engine size).
+  gpu_config& g = c.gpu;
+  f.push_back(enum_field("gpu.queue_mapping", g.queue_mapping, queue_mapping_names,
+                         "nvm-block-bench emulated backend: warp (warp w = t / 32 uses SSD w % "
+                         "ssd_count, queue (w / ssd_count) % pairs_per_ssd) or thread (thread t "
+                         "uses SSD t % ssd_count, queue (t / ssd_count) % pairs_per_ssd, as the "
+                         "BaM paper's benchmark); a sequential I/O goes to the SSD of its offset"));
+  f.push_back(uint_field("gpu.engine_blocks", g.engine_blocks, 0, 1024,
+                         "emulated backends: persistent blocks of the engine serving the SSDs, "
+                         "at most one per SM intended (0: automatic, 16 or more when the queues "
+                         "need them; each warp serves at most 32 queues)"));
+  f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0, 16,
+                         "emulated backends: warps per engine block (0: automatic, 16)"));
   return f;
 }
 

@@ -1,5 +1,7 @@
-// Memory random-read ceiling.
+// The ceilings' JSON, and the CPU's random-read ceiling of memory.
 #include "bam/harness/ceilings.hpp"
+
+#include <fmt/format.h>
 
 #include <atomic>
 #include <chrono>
@@ -7,15 +9,28 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "bam/harness/workload.hpp"
 
 namespace bam {
 
-nlohmann::json measure_memory_random_read(const void* base, std::uint64_t bytes,
-                                          std::uint64_t io_size, std::uint32_t threads,
-                                          double seconds) {
+nlohmann::json to_json(const machine_ceilings& c) {
+  return nlohmann::json{
+      {"h2d_memcpy_gbps", c.h2d_memcpy_gbps ? nlohmann::json(*c.h2d_memcpy_gbps) : nullptr},
+      {"direct_read_gbps", c.direct_read_gbps},
+      {"direct_reads_per_s", c.direct_reads_per_s},
+      {"io_size", c.io_size},
+      {"over_bytes", c.over_bytes},
+      {"method", c.method},
+      {"memory", c.memory},
+      {"median_of", c.median_of}};
+}
+
+machine_ceilings measure_memory_random_read(const void* base, std::uint64_t bytes,
+                                            std::uint64_t io_size, std::uint32_t threads,
+                                            double seconds, std::string memory) {
   const std::uint64_t slots = bytes / io_size;
   std::atomic<bool> stop{false};
   std::vector<std::uint64_t> counts(threads, 0);
@@ -44,10 +59,15 @@ nlohmann::json measure_memory_random_read(const void* base, std::uint64_t bytes,
   std::uint64_t total = 0;
   for (auto c : counts)
     total += c;
-  return nlohmann::json{{"io_size", io_size},
-                        {"threads", threads},
-                        {"iops", double(total) / s},
-                        {"bytes_per_s", double(total * io_size) / s}};
+  machine_ceilings c;
+  c.direct_reads_per_s = double(total) / s;
+  c.direct_read_gbps = c.direct_reads_per_s * double(io_size) / 1e9;
+  c.io_size = io_size;
+  c.over_bytes = bytes;
+  c.method = fmt::format("CPU: {} threads memcpy random io_size-aligned pieces for {} s", threads,
+                         seconds);
+  c.memory = std::move(memory);
+  return c;
 }
 
 }  // namespace bam

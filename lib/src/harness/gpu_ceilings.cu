@@ -53,11 +53,14 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-gpu_ceilings measure_gpu_ceilings(const void* pinned, std::uint64_t bytes, std::uint64_t block,
-                                  int repeats) {
+machine_ceilings measure_gpu_ceilings(const void* pinned, std::uint64_t bytes, std::uint64_t block,
+                                      int repeats) {
   if (block == 0 || block % 16 != 0 || block > bytes) {
     throw std::runtime_error("measure_gpu_ceilings: block must be a multiple of 16 <= bytes");
   }
+  machine_ceilings c;
+  c.memory = pinned != nullptr ? "the caller's pinned host memory (the run's media)"
+                               : "pinned host memory allocated for the measurement";
   void* own = nullptr;
   if (pinned == nullptr) {
     cuda_check(cudaHostAlloc(&own, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
@@ -105,13 +108,16 @@ gpu_ceilings measure_gpu_ceilings(const void* pinned, std::uint64_t bytes, std::
     cuda_check(cudaEventElapsedTime(&ms, a, b), "elapsed");
     if (r > 0) direct.push_back(static_cast<double>(warps * per_warp) / (ms * 1e-3));
   }
-  gpu_ceilings c;
-  c.bytes = bytes;
-  c.block = block;
-  c.repeats = repeats;
-  c.memcpy_h2d_gbps = median(copy);
-  c.direct_blocks_per_s = median(direct);
-  c.direct_gbps = c.direct_blocks_per_s * static_cast<double>(block) / 1e9;
+  c.over_bytes = bytes;
+  c.io_size = block;
+  c.median_of = repeats;
+  c.h2d_memcpy_gbps = median(copy);
+  c.direct_reads_per_s = median(direct);
+  c.direct_read_gbps = c.direct_reads_per_s * static_cast<double>(block) / 1e9;
+  c.method =
+      "GPU: a plain kernel, warps copy random io_size blocks of the pinned memory to GPU memory, "
+      "8 x 16 B loads in flight per lane; h2d: one cudaMemcpyAsync of over_bytes; each the "
+      "median of median_of runs after a warm-up";
   cudaFree(scratch);
   cudaFree(dev);
   if (own != nullptr) cudaFreeHost(own);

@@ -153,7 +153,9 @@ nlohmann::json document(nlohmann::json jobs, nlohmann::json bamkit, const machin
 }  // namespace
 
 nlohmann::json fio_jsonplus(const report_inputs& in) {
-  return document(nlohmann::json::array({job_of(in)}), bamkit_of(in), in.machine);
+  nlohmann::json bamkit = bamkit_of(in);
+  bamkit["schema_version"] = report_schema_version;
+  return document(nlohmann::json::array({job_of(in)}), std::move(bamkit), in.machine);
 }
 
 nlohmann::json fio_jsonplus_multi(const std::vector<report_inputs>& ins) {
@@ -165,7 +167,7 @@ nlohmann::json fio_jsonplus_multi(const std::vector<report_inputs>& ins) {
     job["bamkit"].erase("machine");
     jobs.push_back(std::move(job));
   }
-  nlohmann::json bamkit;
+  nlohmann::json bamkit{{"schema_version", report_schema_version}};
   const machine_info* machine = ins.empty() ? nullptr : ins.front().machine;
   bamkit["tool"] = ins.empty() ? "" : ins.front().tool;
   bamkit["machine"] = machine ? to_json(*machine) : nlohmann::json(nullptr);

@@ -1,6 +1,6 @@
 // bam/config/run_config.hpp: API. The configuration every bamkit tool shares, as plain structs
 // whose member initialisers are THE defaults (the JSON schema, --help and docs/config.md are
-// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench.
+// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -115,6 +115,25 @@ struct cache_bench_config {
   bool operator==(const cache_bench_config&) const = default;
 };
 
+/// How the GPU client threads of nvm-block-bench's `emulated` backend pick their SSD and queue
+/// (random pattern; a sequential I/O goes to the SSD its offset stripes to, on the same queue
+/// index).
+enum class gpu_queue_mapping {
+  warp,    ///< warp w = t / 32: SSD w % ssd_count, queue (w / ssd_count) % pairs_per_ssd (a
+           ///< warp's lanes share one queue)
+  thread,  ///< thread t: SSD t % ssd_count, queue (t / ssd_count) % pairs_per_ssd (the BaM
+           ///< paper's benchmark)
+};
+
+/// The GPU side of the `emulated` backends: the queue mapping of the client threads and the size
+/// of the engine that serves the emulated SSDs (0: automatic, emu::gpu::drives_config_of).
+struct gpu_config {
+  gpu_queue_mapping queue_mapping = gpu_queue_mapping::warp;
+  std::uint32_t engine_blocks = 0;           ///< persistent engine blocks; 0: automatic
+  std::uint32_t engine_warps_per_block = 0;  ///< warps per engine block; 0: automatic (16)
+  bool operator==(const gpu_config&) const = default;
+};
+
 struct run_config {
   storage_config storage{};
   queues_config queues{};
@@ -123,6 +142,7 @@ struct run_config {
   report_config report{};
   uring_config uring{};
   cache_bench_config cache_bench{};
+  gpu_config gpu{};
   bool operator==(const run_config&) const = default;
 
   /// Bytes of each SSD the workload touches (dataset_bytes, or the media size when 0).
@@ -142,5 +162,6 @@ const char* to_string(io_op o);
 const char* to_string(cache_access_mode m);
 const char* to_string(cache_temperature t);
 const char* to_string(cache_bench_layout l);
+const char* to_string(gpu_queue_mapping m);
 
 }  // namespace bam

@@ -16,6 +16,11 @@
 
 namespace bam {
 
+/// `bamkit.schema_version` of every report this code writes. 2: `bamkit.ceilings` in one shape
+/// for every tool and backend (bam/harness/ceilings.hpp). Reports without the key are version 1
+/// (each tool named its ceilings its own way); scripts/figures/reports.py reads both.
+inline constexpr int report_schema_version = 2;
+
 struct report_inputs {
   std::string tool;  ///< e.g. "nvm-block-bench" (fio's jobname)
   const run_config* config = nullptr;
@@ -30,11 +35,12 @@ struct report_inputs {
   std::vector<std::pair<std::string, std::string>> extra_columns;
 };
 
-/// fio's --output-format=json+ document for one job.
+/// fio's --output-format=json+ document for one job (its `bamkit` holds the schema version, the
+/// tool, config, machine, ceilings and statistics).
 nlohmann::json fio_jsonplus(const report_inputs& in);
 /// One json+ document with a job per input (a sweep: one per point). Each job carries its own
-/// `bamkit` object (config, ceilings, stats, repeat); the top-level `bamkit` holds the tool, the
-/// machine, the number of jobs and the first job's config.
+/// `bamkit` object (config, ceilings, stats, repeat); the top-level `bamkit` holds the schema
+/// version, the tool, the machine, the number of jobs and the first job's config.
 nlohmann::json fio_jsonplus_multi(const std::vector<report_inputs>& ins);
 /// The read/write/trim object of fio's json for one direction.
 nlohmann::json fio_direction(const direction_result& d);

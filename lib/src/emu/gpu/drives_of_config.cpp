@@ -36,9 +36,21 @@ drives_config drives_config_of(const run_config& c) {
   dc.queues_per_drive = c.queues.pairs_per_ssd;
   dc.queue_entries = c.queues.depth;
   const std::uint64_t queues = std::uint64_t{c.storage.ssd_count} * c.queues.pairs_per_ssd;
-  dc.engine_warps_per_block = 16;
-  dc.engine_blocks =
-      static_cast<std::uint32_t>(std::max<std::uint64_t>(16, (queues + 32 * 16 - 1) / (32 * 16)));
+  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 16;
+  const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
+  const std::uint64_t least = (queues + per_block - 1) / per_block;
+  dc.engine_warps_per_block = warps;
+  dc.engine_blocks = static_cast<std::uint32_t>(
+      c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : std::max<std::uint64_t>(16, least));
+  if (dc.engine_blocks < least) {
+    throw config_error(
+        "gpu.engine_blocks",
+        fmt::format("{} blocks of {} warps serve at most {} queues ({} per warp); "
+                    "storage.ssd_count x queues.pairs_per_ssd = {} need at least {} blocks, "
+                    "allowed [{}, 1024] or 0 (automatic)",
+                    dc.engine_blocks, warps, dc.engine_blocks * per_block, queues_per_engine_warp,
+                    queues, least, least));
+  }
   return dc;
 }
 

@@ -16,10 +16,14 @@ emu::timing_model timing_of(const model_spec& spec);
 /// log2 of storage.lba_size: the drives' LBA shift.
 std::uint32_t lba_shift_of(const run_config& c);
 
+/// Queues one engine warp serves at most (a queue per lane).
+inline constexpr std::uint32_t queues_per_engine_warp = 32;
+
 /// storage.ssd_count drives of storage.media.size_bytes (pinned host or GPU media as
-/// storage.media.kind says) with queues.pairs_per_ssd queues of queues.depth entries; the
-/// engine has 16 blocks of 16 warps, more blocks when the queues need them (a warp serves at
-/// most 32 queues).
+/// storage.media.kind says) with queues.pairs_per_ssd queues of queues.depth entries. The engine
+/// has gpu.engine_blocks blocks of gpu.engine_warps_per_block warps; automatic (0): 16 warps per
+/// block and 16 blocks, more when the queues need them (a warp serves at most 32 queues). Throws
+/// config_error naming gpu.engine_blocks when the blocks given cannot serve every queue.
 drives_config drives_config_of(const run_config& c);
 
 }  // namespace bam::emu::gpu

@@ -1,0 +1,93 @@
+"""Reading bamkit reports (fio json+ with a `bamkit` key), old and new, for the figure scripts.
+
+A report's `bamkit.schema_version` says how to read it; reports written before the key existed
+are version 1. What changed:
+  2: `bamkit.ceilings` has one shape for every tool and backend: h2d_memcpy_gbps (null without
+     a GPU), direct_read_gbps, direct_reads_per_s, io_size, over_bytes, method, memory,
+     median_of.
+  1: each tool named its ceilings its own way (nvm-block-bench GPU backends: memcpy_h2d_gbps and
+     direct_read.{io_size,iops,gbps,method}; cache-bench: pcie_h2d_memcpy_gbps,
+     pcie_direct_read_gbps, pcie_direct_reads_per_s, read_bytes; the host and uring backends:
+     host_memory_random_read / page_cache_random_read and h2d_copy_bytes_per_s).
+ceilings() gives the version-2 shape for both.
+"""
+import json
+from pathlib import Path
+
+CEILING_KEYS = ("h2d_memcpy_gbps", "direct_read_gbps", "direct_reads_per_s", "io_size",
+                "over_bytes", "method", "memory", "median_of")
+
+
+def load(path):
+    return json.loads(Path(path).read_text())
+
+
+def schema_version(doc):
+    """bamkit.schema_version; 1 for reports written before it existed."""
+    return doc.get("bamkit", {}).get("schema_version", 1)
+
+
+def jobs(doc):
+    """(config, job, bamkit) per job; single-job reports keep their bamkit at the top level."""
+    out = []
+    for j in doc["jobs"]:
+        b = j.get("bamkit", doc["bamkit"])
+        out.append((b["config"], j, b))
+    return out
+
+
+def provenance(path, doc):
+    """Command, commit, GPU, CUDA driver/runtime, date and host of a report (bamkit.machine)."""
+    m = doc["bamkit"].get("machine") or {}
+    return {"file": Path(path).name, "command": doc["bamkit"].get("command", ""),
+            "commit": m.get("git_commit"), "gpu": m.get("gpu"), "cuda_driver": m.get("driver"),
+            "cuda_runtime": m.get("cuda"), "date": m.get("date"), "host": m.get("hostname")}
+
+
+def title_of(sources):
+    s = sources[0]
+    return f"{s['gpu']} (CUDA driver {s['cuda_driver']}), commit {str(s['commit'])[:12]}, {s['date']}"
+
+
+def _shape(**kw):
+    c = dict.fromkeys(CEILING_KEYS)
+    c.update(kw)
+    return c
+
+
+def _v1_ceilings(c):
+    """A version-1 ceilings object in the version-2 shape (None when it holds none)."""
+    if "direct_read" in c:  # nvm-block-bench, emulated and zerocopy backends
+        d = c["direct_read"]
+        return _shape(h2d_memcpy_gbps=c.get("memcpy_h2d_gbps"), direct_read_gbps=d.get("gbps"),
+                      direct_reads_per_s=d.get("iops"), io_size=d.get("io_size"),
+                      over_bytes=c.get("bytes"), method=d.get("method"), memory=c.get("memory"),
+                      median_of=c.get("repeats"))
+    if "pcie_direct_read_gbps" in c:  # cache-bench, emulated backend
+        return _shape(h2d_memcpy_gbps=c.get("pcie_h2d_memcpy_gbps"),
+                      direct_read_gbps=c["pcie_direct_read_gbps"],
+                      direct_reads_per_s=c.get("pcie_direct_reads_per_s"),
+                      io_size=c.get("read_bytes"), over_bytes=c.get("over_bytes"),
+                      method="GPU: plain kernel reading random blocks of pinned memory",
+                      median_of=c.get("median_of"))
+    for key, memory in (("host_memory_random_read", "host memory"),
+                        ("page_cache_random_read", "the media file's pages (page cache)")):
+        if key in c:  # nvm-block-bench, host and uring backends
+            d = c[key]
+            h2d = c.get("h2d_copy_bytes_per_s")
+            return _shape(h2d_memcpy_gbps=h2d / 1e9 if h2d else None,
+                          direct_read_gbps=d["bytes_per_s"] / 1e9, direct_reads_per_s=d["iops"],
+                          io_size=d["io_size"], method=f"CPU: {d['threads']} threads memcpy",
+                          memory=memory, median_of=1)
+    return None
+
+
+def ceilings(doc, bamkit=None):
+    """The ceilings of a job (its `bamkit`, else the report's) in the version-2 shape, whatever
+    the report's version; None when none were measured."""
+    c = (bamkit or {}).get("ceilings") or doc["bamkit"].get("ceilings")
+    if not c:
+        return None
+    if schema_version(doc) >= 2:
+        return _shape(**c)
+    return _v1_ceilings(c)

@@ -1,0 +1,64 @@
+// drives_config_of: the GPU engine's size from the gpu section (automatic when 0, as given
+// otherwise), and explicit sizes too small for the queues refused naming gpu.engine_blocks.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bam/config/config_io.hpp"
+#include "bam/emu/gpu/drives_of_config.hpp"
+
+namespace bam {
+namespace {
+
+run_config with_queues(std::uint32_t ssds, std::uint32_t pairs) {
+  run_config c;
+  c.storage.backend = backend_kind::emulated;
+  c.storage.ssd_count = ssds;
+  c.queues.pairs_per_ssd = pairs;
+  return c;
+}
+
+TEST(DrivesOfConfig, AutomaticEngineIs16Blocks16WarpsOrMoreForManyQueues) {
+  const emu::gpu::drives_config small = emu::gpu::drives_config_of(with_queues(4, 128));
+  EXPECT_EQ(small.engine_warps_per_block, 16u);
+  EXPECT_EQ(small.engine_blocks, 16u);  // 512 queues: 16 warps of 32 queues would do
+  EXPECT_EQ(small.drives.size(), 4u);
+  EXPECT_EQ(small.queues_per_drive, 128u);
+  // 10 x 1024 queues need 10240 / 32 = 320 warps = 20 blocks of 16.
+  const emu::gpu::drives_config many = emu::gpu::drives_config_of(with_queues(10, 1024));
+  EXPECT_EQ(many.engine_blocks, 20u);
+  EXPECT_EQ(many.engine_warps_per_block, 16u);
+}
+
+TEST(DrivesOfConfig, GpuSectionSetsTheEngineSize) {
+  run_config c = with_queues(2, 64);
+  c.gpu.engine_blocks = 3;
+  c.gpu.engine_warps_per_block = 2;  // 6 warps x 32 = 192 queues >= 128
+  const emu::gpu::drives_config dc = emu::gpu::drives_config_of(c);
+  EXPECT_EQ(dc.engine_blocks, 3u);
+  EXPECT_EQ(dc.engine_warps_per_block, 2u);
+  // Warps given, blocks automatic: at least 16, more when the queues need them.
+  c = with_queues(10, 1024);
+  c.gpu.engine_warps_per_block = 4;  // 320 warps = 80 blocks of 4
+  const emu::gpu::drives_config auto_blocks = emu::gpu::drives_config_of(c);
+  EXPECT_EQ(auto_blocks.engine_warps_per_block, 4u);
+  EXPECT_EQ(auto_blocks.engine_blocks, 80u);
+}
+
+TEST(DrivesOfConfig, TooFewEngineBlocksAreRefusedNamingTheKey) {
+  run_config c = with_queues(4, 128);  // 512 queues: 16 warps
+  c.gpu.engine_blocks = 1;
+  c.gpu.engine_warps_per_block = 8;  // 8 warps serve 256
+  try {
+    (void)emu::gpu::drives_config_of(c);
+    FAIL() << "1 block of 8 warps cannot serve 512 queues";
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.key(), "gpu.engine_blocks");
+    EXPECT_NE(std::string(e.what()).find("need at least 2 blocks"), std::string::npos) << e.what();
+  }
+  c.gpu.engine_blocks = 2;  // exactly enough
+  EXPECT_EQ(emu::gpu::drives_config_of(c).engine_blocks, 2u);
+}
+
+}  // namespace
+}  // namespace bam
