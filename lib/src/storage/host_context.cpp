@@ -165,11 +165,15 @@ write_result host_context::write_region(std::string_view name, const void* data,
   std::atomic<bool> failed{false};
   std::string error;
   std::mutex error_mu;
+  // The buffers come from this thread: allocators of DMA memory need not be thread-safe.
+  std::vector<dma_chunk> bufs;
+  for (unsigned w = 0; w < workers; ++w)
+    bufs.emplace_back(ctrls_->shared_memory(), stripe_bytes);
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w) {
     pool.emplace_back([&, w] {
       try {
-        dma_chunk buf(ctrls_->shared_memory(), stripe_bytes);
+        const dma_chunk& buf = bufs[w];
         for (std::size_t i; !failed && (i = next.fetch_add(1)) < pieces.size();) {
           const stripe_piece& p = pieces[i];
           const std::uint64_t padded = (p.bytes + lba - 1) / lba * lba;

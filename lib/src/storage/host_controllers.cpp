@@ -66,10 +66,10 @@ host_controllers::host_controllers(const run_config& c) {
         std::make_unique<controller_driver>(s.controller->bar(), s.controller->allocator(), d);
     ssds_.push_back(std::move(s));
   }
+  shared_ = std::make_unique<shared_allocator>(*this);  // made once: threads may share it
 }
 
 dma_allocator& host_controllers::shared_memory() {
-  if (!shared_) shared_ = std::make_unique<shared_allocator>(*this);
   return *shared_;
 }
 
