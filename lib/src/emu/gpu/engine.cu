@@ -1,18 +1,21 @@
 // The GPU controller engine: persistent warps that serve emulated drives' I/O queues.
 //
 // Warp w of W owns queues w, w + W, w + 2W, ... (at most 32: lane j holds queue w + j*W's
-// controller state in registers). Each turn of its loop a warp
-//   1. reads the SQ tail doorbells of its queues (one lane each), takes up to 32 new entries
-//      (no more than it has free pending slots), one lane per entry: fetch, fault decision,
-//      emu::process_nvm (the processor shared with the host engine) with a DMA policy that
-//      only records what to move;
-//   2. asks the drive's timing model for each command's completion time (one reservation of
-//      the drive's pipe per batch and drive);
-//   3. moves the data of the batch warp-cooperatively, 16-byte chunks spread over all lanes
-//      (media <-> the buffer PRP1/PRP2 name; multi-page PRPs through walk_prps), then parks
-//      the completions in shared memory;
-//   4. posts every parked completion that is due (CQ has room): DW0-2, then DW3 with release.
-// Ordering and throttling come from the due times; no thread sleeps for a command.
+// controller state in registers, `warp_state`). Each turn of its loop (`engine_kernel`) a warp
+//   claim_entries     reads the SQ tail doorbells of its queues (one lane each) and takes up to 32
+//                     new entries, no more than it has free pending slots;
+//   1. fetch_batch    one lane per entry: fetch, fault decision, emu::process_nvm (the processor
+//                     shared with the host engine) with a DMA policy that only records what to
+//                     move;
+//   2. book_time      asks the drive's timing model for each command's completion time (one
+//                     reservation of the drive's pipe per batch and drive);
+//   3. move_data      moves the data of the batch warp-cooperatively, 16-byte chunks spread over
+//                     all lanes (media <-> the buffer PRP1/PRP2 name; multi-page PRPs through
+//                     walk_prps); park_completions then parks the completions in shared memory;
+//   4. post_due       posts every parked completion that is due (CQ has room): DW0-2, then DW3.
+// Ordering and throttling come from the due times; no thread sleeps for a command. The steps are
+// __forceinline__: the kernel is one function after inlining, as when it was written as one
+// (registers, stack and instruction count are compared in the commit that split it).
 #include <cuda/atomic>
 
 #include "bam/detail/clock.hpp"
@@ -125,360 +128,456 @@ struct warp_dma {
   }
 };
 
+/// Inclusive prefix sum of x over the warp's lanes (all lanes take part).
+__device__ __forceinline__ std::uint32_t inclusive_sum(std::uint32_t x, int lane) {
+#pragma unroll
+  for (int o = 1; o < 32; o <<= 1) {
+    const std::uint32_t v = __shfl_up_sync(full, x, o);
+    if (lane >= o) x += v;
+  }
+  return x;
+}
+
 __device__ std::uint32_t pack_info(std::uint16_t cid, nvme::status st, std::uint32_t owner) {
   return std::uint32_t{cid} | (std::uint32_t{st.sc} << 16) | (std::uint32_t{st.sct & 7u} << 24) |
          (owner << 27);
+}
+
+/// One lane's view of its warp across turns: the queue the lane serves (if any) with that queue's
+/// controller state in registers, and the warp's pending-completion table in shared memory.
+struct warp_state {
+  int lane;
+  std::uint64_t* due;   ///< [pending_per_warp] due time of each parked completion; empty_slot: free
+  std::uint32_t* info;  ///< [pending_per_warp] CID, status and owner lane of each (pack_info)
+  std::uint32_t* add;   ///< [32] completions posted per owner lane in one round of post_due
+  std::uint32_t q;      ///< this lane's queue: warp + lane * total_warps
+  bool have;            ///< q < n_queues
+  engine_queue Q;
+  std::uint32_t sq_head;       ///< slot
+  std::uint64_t sq_fetched;    ///< virtual: fault-injection key
+  std::uint64_t cq_tail;       ///< virtual
+  std::uint32_t cq_head_slot;  ///< from the CQ head doorbell
+  engine_queue_stats st;
+  std::uint32_t parked;  ///< pending slots in use (warp-uniform)
+};
+
+/// The entries a turn takes: `take` from this lane's own queue, the first of them at index `excl`
+/// of the batch; `total` over the warp (warp-uniform).
+struct claim {
+  std::uint32_t take, excl, total;
+};
+
+/// One turn's batch: lane i < total carries entry i, fetched from the queue of lane `owner`.
+struct batch {
+  int owner;
+  std::uint32_t o_drive;  ///< the owner queue's drive
+  bool mine;              ///< this lane carries an entry
+  nvme::command c;
+  nvme::status status;
+  emu::fault_action fate;
+  piece_record rec;  ///< the copies process_nvm asked for
+  const engine_drive* D;
+  bool moves;          ///< the drive moves data (D->moves_data, read before the processor runs)
+  std::uint64_t when;  ///< due time (timer ns); 0: at once
+};
+
+/// Lays out the warp's pending table, loads the lane's queue, and counts the warp as started.
+__device__ __forceinline__ warp_state start_warp(const engine_params& p) {
+  extern __shared__ std::uint64_t shared[];
+  warp_state w;
+  w.lane = static_cast<int>(threadIdx.x % 32);
+  const std::uint32_t warp_in_block = threadIdx.x / 32;
+  const std::uint32_t warps_per_block = blockDim.x / 32;
+  const std::uint32_t warp = blockIdx.x * warps_per_block + warp_in_block;
+
+  w.due = shared + warp_in_block * pending_per_warp;
+  w.info = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
+           warp_in_block * pending_per_warp;
+  w.add = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
+          warps_per_block * pending_per_warp + warp_in_block * 32;
+  for (std::uint32_t i = w.lane; i < pending_per_warp; i += 32)
+    w.due[i] = empty_slot;
+  w.add[w.lane] = 0;
+
+  w.q = warp + static_cast<std::uint32_t>(w.lane) * p.total_warps;
+  w.have = w.q < p.n_queues;
+  w.Q = engine_queue{};
+  if (w.have) w.Q = p.queues[w.q];
+  w.sq_head = 0;
+  w.sq_fetched = 0;
+  w.cq_tail = 0;
+  w.cq_head_slot = 0;
+  w.st = engine_queue_stats{0, 0, 0, 0};
+  w.parked = 0;
+
+  __syncwarp();
+  if (w.lane == 0) atomicAdd(p.started, 1u);
+  return w;
+}
+
+/// Entries waiting in this lane's SQ that its drive will take now.
+__device__ __forceinline__ std::uint32_t new_entries(const engine_params& p, const warp_state& w) {
+  std::uint32_t avail = 0;
+  if (w.have) {
+    const std::uint32_t tail =
+        cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*w.Q.sq_doorbell)
+            .load(cuda::memory_order_relaxed);
+    if (tail < w.Q.sq_entries)
+      avail = tail >= w.sq_head ? tail - w.sq_head : tail + w.Q.sq_entries - w.sq_head;
+    // A drive takes commands only as far ahead as its pipe is booked (its internal queue):
+    // the rest wait in the SQ, so parked commands of a busy drive never fill the pending table
+    // that this warp shares with other drives' queues.
+    const engine_drive& md = p.drives[w.Q.drive];
+    if (avail != 0 && md.service.throttled) {
+      const std::uint64_t busy =
+          cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(md.clock->busy_until_ps)
+              .load(cuda::memory_order_relaxed);
+      if (busy > (bam::now_ns() - p.timer_base) * 1000 + md.max_ahead_ps) avail = 0;
+    }
+  }
+  return avail;
+}
+
+/// Up to 32 entries over the warp's queues, no more than the pending table has free slots for
+/// (an inclusive scan over the lanes).
+__device__ __forceinline__ claim claim_entries(const engine_params& p, const warp_state& w) {
+  const std::uint32_t avail = new_entries(p, w);
+  const std::uint32_t room = pending_per_warp - w.parked;
+  const std::uint32_t cap = room < 32 ? room : 32;
+  std::uint32_t take = avail < 32 ? avail : 32;
+  const std::uint32_t incl = inclusive_sum(take, w.lane);
+  const std::uint32_t excl = incl - take;
+  take = excl >= cap ? 0 : (take < cap - excl ? take : cap - excl);
+  const std::uint32_t all = shfl(incl, 31);
+  return {take, excl, all < cap ? all : cap};
+}
+
+/// 1. Fetch: lane i < total loads entry i of the batch, decides its fault and runs the shared
+/// command processor on it with a DMA policy that only records what to move.
+__device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& w, const claim& k,
+                                            batch& b) {
+  const int lane = w.lane;
+  // The doorbells were read relaxed: one fence orders the entry loads after them, and the
+  // warp barrier extends that to the lanes that load entries of other lanes' queues.
+  cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
+  __syncwarp();
+  // Lane i < total handles entry i of the batch: find its queue's lane.
+  b.owner = 0;
+  std::uint32_t first = 0;
+  for (std::uint32_t m = __ballot_sync(full, k.take > 0); m != 0; m &= m - 1) {
+    const int l = __ffs(m) - 1;
+    const std::uint32_t e = shfl(k.excl, l), t = shfl(k.take, l);
+    if (static_cast<std::uint32_t>(lane) >= e && static_cast<std::uint32_t>(lane) < e + t) {
+      b.owner = l;
+      first = e;
+    }
+  }
+  const std::uint32_t o_head = shfl(w.sq_head, b.owner);
+  const std::uint64_t o_fetched = shfl64(w.sq_fetched, b.owner);
+  nvme::command* const o_sq = shfl_ptr(w.Q.sq, b.owner);
+  const std::uint32_t o_sqn = shfl(w.Q.sq_entries, b.owner);
+  b.o_drive = shfl(static_cast<std::uint32_t>(w.Q.drive), b.owner);
+  const std::uint32_t o_q = shfl(w.q, b.owner);
+  b.mine = static_cast<std::uint32_t>(lane) < k.total;
+
+  b.c = nvme::command{};
+  b.status = nvme::sc::success;
+  b.fate = emu::fault_action::none;
+  b.rec = piece_record{};
+  b.D = p.drives + b.o_drive;
+  b.moves = b.D->moves_data;
+  if (b.mine) {
+    std::uint32_t slot = o_head + (lane - first);
+    if (slot >= o_sqn) slot -= o_sqn;
+    const auto* src = reinterpret_cast<const uint4*>(o_sq + slot);
+    uint4 e[4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+      e[i] = __ldcg(src + i);
+    memcpy(&b.c, e, sizeof b.c);
+    b.fate = b.D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
+    if (b.fate == emu::fault_action::error) {
+      b.status = b.D->faults.error_status;  // the drive fails it: nothing is moved
+    } else if (b.fate != emu::fault_action::drop) {
+      // The shared command processor validates the command and walks its PRPs; the data
+      // movement it asks for is only recorded here and done by the whole warp in move_data.
+      media_view media{b.D->media};
+      b.status = emu::process_nvm(b.c, b.D->nvm, media, recording_dma{&b.rec});
+    }
+  }
+  if (k.take > 0) {
+    w.sq_head += k.take;
+    if (w.sq_head >= w.Q.sq_entries) w.sq_head -= w.Q.sq_entries;
+    w.sq_fetched += k.take;
+  }
+}
+
+/// 2. Timing: each command's due time from its drive's timing model, one reservation of the
+/// drive's pipe per batch and drive; a delay fault adds its delay.
+__device__ __forceinline__ void book_time(const engine_params& p, const warp_state& w, batch& b) {
+  const int lane = w.lane;
+  const engine_drive* D = b.D;
+  const bool is_write = static_cast<nvme::nvm_opcode>(b.c.opcode) == nvme::nvm_opcode::write;
+  const std::uint64_t io_bytes =
+      b.status.ok() && b.rec.copies != 0 ? std::uint64_t{b.c.nlb()} << D->nvm.lba_log2 : 0;
+  // Booked at fetch, before the data moves: the pipe is reserved by the same turn that
+  // passed the booking-horizon check, so a warp busy copying a large batch (4 KiB reads
+  // over PCIe take tens of microseconds) never leaves its drive idle meanwhile. A copy that
+  // outlasts the due time only delays the post (post_due runs after the copy).
+  b.when = 0;
+  const bool throttled = b.mine && D->service.throttled;
+  const std::uint32_t throttled_mask = __ballot_sync(full, throttled);
+  if (throttled) {
+    const std::uint64_t cost = D->service.cost_ps(is_write, static_cast<std::uint32_t>(io_bytes));
+    const std::uint32_t group = __match_any_sync(throttled_mask, b.o_drive);
+    std::uint64_t prefix = 0, sum = 0;
+    for (std::uint32_t m = group; m != 0; m &= m - 1) {
+      const int l = __ffs(m) - 1;
+      const std::uint64_t cl = __shfl_sync(group, static_cast<unsigned long long>(cost), l);
+      sum += cl;
+      if (l <= lane) prefix += cl;
+    }
+    const int leader = __ffs(group) - 1;
+    std::uint64_t start = 0;
+    // Virtual time in ps since the engine started (the timer itself, often Unix-epoch ns,
+    // would overflow 64 bits in ps).
+    if (lane == leader) start = emu::reserve(*D->clock, (bam::now_ns() - p.timer_base) * 1000, sum);
+    start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
+    b.when = p.timer_base + emu::due_ns(D->service, start + prefix);
+  }
+  if (b.fate == emu::fault_action::delay)
+    b.when = (b.when == 0 ? bam::now_ns() : b.when) + D->faults.delay_ns;
+}
+
+/// The batch's single-piece commands: one 16-byte-aligned piece each (a buffer within one memory
+/// page, the usual case); all lanes copy chunk g of the concatenated pieces, g = lane, lane + 32...
+__device__ __forceinline__ void copy_single_pieces(const warp_state& w, const batch& b, bool fast) {
+  const int lane = w.lane;
+  std::uint32_t chunks = fast ? static_cast<std::uint32_t>(b.rec.n / 16) : 0;
+  const std::uint32_t cincl = inclusive_sum(chunks, lane);
+  const std::uint32_t all_chunks = shfl(cincl, 31);
+  constexpr int unroll = 4;
+  for (std::uint32_t base = 0; base < all_chunks; base += 32 * unroll) {
+    uint4 v[unroll];
+    uint4* dst[unroll];
+#pragma unroll
+    for (int u = 0; u < unroll; ++u) {
+      const std::uint32_t g = base + 32 * u + lane;
+      // Owner command: the first lane whose inclusive chunk count exceeds g.
+      int lo = 0;
+#pragma unroll
+      for (int step = 16; step > 0; step >>= 1) {
+        const std::uint32_t v_at = __shfl_sync(full, cincl, lo + step - 1);
+        if (v_at <= g) lo += step;
+      }
+      const std::uint32_t start = __shfl_sync(full, cincl - chunks, lo);
+      auto* const d_base = reinterpret_cast<uint4*>(shfl_ptr(b.rec.dst, lo));
+      const auto* const s_base = reinterpret_cast<const uint4*>(shfl_ptr(b.rec.src, lo));
+      dst[u] = nullptr;
+      if (g < all_chunks) {
+        dst[u] = d_base + (g - start);
+        v[u] = __ldcg(s_base + (g - start));
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < unroll; ++u)
+      if (dst[u] != nullptr) __stcg(dst[u], v[u]);
+  }
+}
+
+/// Everything else (several pieces: multi-page PRPs; unaligned buffers; Write Zeroes, Dataset
+/// Management): the warp runs the shared processor again for each such command, with every lane
+/// doing a share of each copy.
+__device__ __forceinline__ void rerun_by_warp(const engine_params& p, const warp_state& w, batch& b,
+                                              bool slow) {
+  const int lane = w.lane;
+  for (std::uint32_t m = __ballot_sync(full, slow); m != 0; m &= m - 1) {
+    const int l = __ffs(m) - 1;
+    nvme::command cl{};
+    auto* words = reinterpret_cast<std::uint32_t*>(&cl);
+    const auto* mine_words = reinterpret_cast<const std::uint32_t*>(&b.c);
+#pragma unroll
+    for (int k = 0; k < 16; ++k)
+      words[k] = __shfl_sync(full, mine_words[k], l);
+    media_view media{shfl_ptr(b.D->media, l)};
+    const engine_drive* Dl = p.drives + __shfl_sync(full, b.o_drive, l);
+    const nvme::status st = emu::process_nvm(cl, Dl->nvm, media, warp_dma{lane});
+    __syncwarp();
+    if (lane == l) b.status = st;
+  }
+}
+
+/// 3. Data: moves what fetch_batch recorded, warp-cooperatively, then orders it before any
+/// completion.
+__device__ __forceinline__ void move_data(const engine_params& p, const warp_state& w, batch& b) {
+  const piece_record& rec = b.rec;
+  const bool work = b.mine && b.moves && b.status.ok();  // errors, drops recorded nothing
+  const bool fast = work && rec.copies == 1 && rec.zeros == 0 &&
+                    ((reinterpret_cast<std::uintptr_t>(rec.dst) |
+                      reinterpret_cast<std::uintptr_t>(rec.src) | rec.n) &
+                     15) == 0 &&
+                    rec.n < (1u << 24);
+  const bool slow = work && !fast && (rec.copies != 0 || rec.zeros != 0);
+  copy_single_pieces(w, b, fast);
+  rerun_by_warp(p, w, b, slow);
+  // Data before completions: every lane fences its own copies (device scope: the waiters
+  // are threads of this GPU), the barrier orders them before any lane's DW3 store.
+  __syncwarp();
+  cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+  __syncwarp();
+}
+
+/// Parks each kept completion with its due time in a free slot of the pending table, and counts
+/// drops and delays per queue.
+__device__ __forceinline__ void park_completions(warp_state& w, const batch& b) {
+  const int lane = w.lane;
+  const bool keep = b.mine && b.fate != emu::fault_action::drop;
+  const std::uint32_t keep_mask = __ballot_sync(full, keep);
+  const std::uint32_t rank = __popc(keep_mask & lanemask_lt());
+  std::uint32_t assigned = 0;
+  for (std::uint32_t k = 0; k < pending_per_warp / 32 && assigned < __popc(keep_mask); ++k) {
+    const std::uint32_t free_bits = __ballot_sync(full, w.due[k * 32 + lane] == empty_slot);
+    const std::uint32_t n = __popc(free_bits);
+    if (keep && rank >= assigned && rank < assigned + n) {
+      const std::uint32_t s = k * 32 + __fns(free_bits, 0, rank - assigned + 1);
+      w.info[s] = pack_info(b.c.cid, b.status, static_cast<std::uint32_t>(b.owner));
+      w.due[s] = b.when;
+    }
+    assigned += n;
+  }
+  w.parked += __popc(keep_mask);
+  // Per-queue counters: the owner lane adds its entries' outcomes.
+  const bool dropped = b.mine && b.fate == emu::fault_action::drop;
+  const bool delayed = keep && b.fate == emu::fault_action::delay;
+  for (std::uint32_t m = __ballot_sync(full, dropped || delayed); m != 0; m &= m - 1) {
+    const int l = __ffs(m) - 1;
+    const int o = __shfl_sync(full, b.owner, l);
+    const bool d = __shfl_sync(full, static_cast<int>(dropped), l) != 0;
+    if (lane == o) (d ? w.st.dropped : w.st.delayed) += 1;
+  }
+  __syncwarp();
+}
+
+/// Free CQ entries of this lane's queue; re-reads the CQ head doorbell when the CQ looks nearly
+/// full.
+__device__ __forceinline__ std::uint32_t cq_room(warp_state& w) {
+  if (w.have) {
+    const std::uint32_t used_slot_tail = static_cast<std::uint32_t>(w.cq_tail % w.Q.cq_entries);
+    std::uint32_t used = used_slot_tail >= w.cq_head_slot
+                             ? used_slot_tail - w.cq_head_slot
+                             : used_slot_tail + w.Q.cq_entries - w.cq_head_slot;
+    if (w.Q.cq_entries - 1 - used < 64)
+      w.cq_head_slot = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*w.Q.cq_doorbell)
+                           .load(cuda::memory_order_acquire) %
+                       w.Q.cq_entries;
+  }
+  std::uint32_t cq_free = 0;
+  if (w.have) {
+    const std::uint32_t t = static_cast<std::uint32_t>(w.cq_tail % w.Q.cq_entries);
+    const std::uint32_t used =
+        t >= w.cq_head_slot ? t - w.cq_head_slot : t + w.Q.cq_entries - w.cq_head_slot;
+    cq_free = w.Q.cq_entries - 1 - used;
+  }
+  return cq_free;
+}
+
+/// 4. Post: every parked completion that is due and whose CQ has room, row by row of the pending
+/// table: DW0-2, then DW3 with its phase. Returns whether any was posted.
+__device__ __forceinline__ bool post_due(warp_state& w) {
+  const int lane = w.lane;
+  std::uint32_t cq_free = cq_room(w);
+  bool posted_any = false;
+  const std::uint64_t now = bam::now_ns();
+  for (std::uint32_t k = 0; k < pending_per_warp / 32; ++k) {
+    const std::uint32_t s = k * 32 + lane;
+    const std::uint64_t d = w.due[s];
+    const bool ready = d != empty_slot && d <= now;
+    const std::uint32_t ready_mask = __ballot_sync(full, ready);
+    if (ready_mask == 0) continue;
+    const std::uint32_t inf = w.info[s];
+    const int o = ready ? static_cast<int>(inf >> 27) : lane;
+    const std::uint64_t tail = shfl64(w.cq_tail, o);
+    const std::uint32_t o_free = __shfl_sync(full, cq_free, o);
+    nvme::completion* const o_cq = shfl_ptr(w.Q.cq, o);
+    const std::uint32_t o_cqn = __shfl_sync(full, w.Q.cq_entries, o);
+    const std::uint32_t o_sqhd = __shfl_sync(full, w.sq_head, o);
+    const std::uint16_t o_qid =
+        static_cast<std::uint16_t>(__shfl_sync(full, static_cast<std::uint32_t>(w.Q.qid), o));
+    std::uint32_t group = 0, rank = 0;
+    if (ready) {
+      group = __match_any_sync(ready_mask, o);
+      rank = __popc(group & lanemask_lt());
+    }
+    const bool post = ready && rank < o_free;
+    if (post) {
+      const std::uint64_t v = tail + rank;
+      const auto slot = static_cast<std::uint32_t>(v % o_cqn);
+      const bool phase = ((v / o_cqn) & 1) == 0;
+      const nvme::status status{static_cast<std::uint8_t>((inf >> 24) & 7u),
+                                static_cast<std::uint8_t>((inf >> 16) & 0xffu)};
+      std::uint32_t* const words = reinterpret_cast<std::uint32_t*>(o_cq + slot);
+      __stcg(reinterpret_cast<uint2*>(words), make_uint2(0, 0));
+      __stcg(words + 2, std::uint32_t{o_sqhd} | (std::uint32_t{o_qid} << 16));
+      // Relaxed: the release fence after the data copy already ordered everything before.
+      // DW0-2 were stored just above by this lane: order them before DW3.
+      cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+      cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[3]).store(
+          nvme::completion::make_dw3(static_cast<std::uint16_t>(inf & 0xffffu), phase, status),
+          cuda::memory_order_relaxed);
+      w.due[s] = empty_slot;
+      // Count per queue: the group's lowest lane reports how many of its group posted.
+      if (rank == 0) {
+        const std::uint32_t posted = __popc(group) < o_free ? __popc(group) : o_free;
+        w.add[o] = posted;
+      }
+    }
+    const std::uint32_t posted_mask = __ballot_sync(full, post);
+    w.parked -= __popc(posted_mask);
+    const bool err = post && ((inf >> 16) & 0x7ffu) != 0;
+    for (std::uint32_t m = __ballot_sync(full, err); m != 0; m &= m - 1) {
+      const int l = __ffs(m) - 1;
+      const int ol = __shfl_sync(full, o, l);
+      if (lane == ol) ++w.st.errors;
+    }
+    __syncwarp();
+    const std::uint32_t a = w.add[lane];
+    if (a != 0) {
+      w.cq_tail += a;
+      cq_free -= a;
+      w.st.completed += a;
+      w.add[lane] = 0;
+    }
+    __syncwarp();
+    posted_any = posted_any || posted_mask != 0;
+  }
+  return posted_any;
+}
+
+/// The stop flag, read by lane 0 every 256 turns and shared with the warp.
+__device__ __forceinline__ bool stop_requested(const engine_params& p, int lane) {
+  return shfl(lane == 0 ? *p.stop : 0u, 0) != 0;
 }
 
 // The launch bound caps registers so that a block of the largest allowed size always fits on an
 // SM (the shared command processor pushed the unbounded kernel to 164 registers, which made
 // 16-warp blocks fail to launch).
 __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel(engine_params p) {
-  extern __shared__ std::uint64_t shared[];
-  const int lane = static_cast<int>(threadIdx.x % 32);
-  const std::uint32_t warp_in_block = threadIdx.x / 32;
-  const std::uint32_t warps_per_block = blockDim.x / 32;
-  const std::uint32_t warp = blockIdx.x * warps_per_block + warp_in_block;
-  const std::uint32_t W = p.total_warps;
-
-  std::uint64_t* due = shared + warp_in_block * pending_per_warp;
-  auto* info = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
-               warp_in_block * pending_per_warp;
-  auto* add = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
-              warps_per_block * pending_per_warp + warp_in_block * 32;
-  for (std::uint32_t i = lane; i < pending_per_warp; i += 32)
-    due[i] = empty_slot;
-  add[lane] = 0;
-
-  // This lane's queue (if any) and its controller state.
-  const std::uint32_t q = warp + static_cast<std::uint32_t>(lane) * W;
-  const bool have = q < p.n_queues;
-  engine_queue Q{};
-  if (have) Q = p.queues[q];
-  std::uint32_t sq_head = 0;       // slot
-  std::uint64_t sq_fetched = 0;    // virtual: fault-injection key
-  std::uint64_t cq_tail = 0;       // virtual
-  std::uint32_t cq_head_slot = 0;  // from the CQ head doorbell
-  engine_queue_stats st{0, 0, 0, 0};
-  std::uint32_t parked = 0;  // pending slots in use (warp-uniform)
-
-  __syncwarp();
-  if (lane == 0) atomicAdd(p.started, 1u);
-
+  warp_state w = start_warp(p);
   for (std::uint32_t turn = 0;; ++turn) {
-    if ((turn & 255) == 0) {
-      const std::uint32_t stop = shfl(lane == 0 ? *p.stop : 0u, 0);
-      if (stop != 0) break;
-    }
+    if ((turn & 255) == 0 && stop_requested(p, w.lane)) break;
     bool idle = true;
-
-    // ---- 1. fetch -----------------------------------------------------------------------------
-    std::uint32_t avail = 0;
-    if (have) {
-      const std::uint32_t tail =
-          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*Q.sq_doorbell)
-              .load(cuda::memory_order_relaxed);
-      if (tail < Q.sq_entries)
-        avail = tail >= sq_head ? tail - sq_head : tail + Q.sq_entries - sq_head;
-      // A drive takes commands only as far ahead as its pipe is booked (its internal queue):
-      // the rest wait in the SQ, so parked commands of a busy drive never fill the pending table
-      // that this warp shares with other drives' queues.
-      const engine_drive& md = p.drives[Q.drive];
-      if (avail != 0 && md.service.throttled) {
-        const std::uint64_t busy =
-            cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(md.clock->busy_until_ps)
-                .load(cuda::memory_order_relaxed);
-        if (busy > (bam::now_ns() - p.timer_base) * 1000 + md.max_ahead_ps) avail = 0;
-      }
-    }
-    const std::uint32_t room = pending_per_warp - parked;
-    const std::uint32_t cap = room < 32 ? room : 32;
-    std::uint32_t take = avail < 32 ? avail : 32;
-    std::uint32_t incl = take;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-      const std::uint32_t v = __shfl_up_sync(full, incl, o);
-      if (lane >= o) incl += v;
-    }
-    const std::uint32_t excl = incl - take;
-    take = excl >= cap ? 0 : (take < cap - excl ? take : cap - excl);
-    const std::uint32_t all = shfl(incl, 31);
-    const std::uint32_t total = all < cap ? all : cap;
-
-    if (total > 0) {
+    if (const claim k = claim_entries(p, w); k.total > 0) {
       idle = false;
-      // The doorbells were read relaxed: one fence orders the entry loads after them, and the
-      // warp barrier extends that to the lanes that load entries of other lanes' queues.
-      cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
-      __syncwarp();
-      // Lane i < total handles entry i of the batch: find its queue's lane.
-      int owner = 0;
-      std::uint32_t first = 0;
-      for (std::uint32_t m = __ballot_sync(full, take > 0); m != 0; m &= m - 1) {
-        const int l = __ffs(m) - 1;
-        const std::uint32_t e = shfl(excl, l), t = shfl(take, l);
-        if (static_cast<std::uint32_t>(lane) >= e && static_cast<std::uint32_t>(lane) < e + t) {
-          owner = l;
-          first = e;
-        }
-      }
-      const std::uint32_t o_head = shfl(sq_head, owner);
-      const std::uint64_t o_fetched = shfl64(sq_fetched, owner);
-      nvme::command* const o_sq = shfl_ptr(Q.sq, owner);
-      const std::uint32_t o_sqn = shfl(Q.sq_entries, owner);
-      const std::uint32_t o_drive = shfl(static_cast<std::uint32_t>(Q.drive), owner);
-      const std::uint32_t o_q = shfl(q, owner);
-      const bool mine = static_cast<std::uint32_t>(lane) < total;
-
-      nvme::command c{};
-      nvme::status status = nvme::sc::success;
-      emu::fault_action fate = emu::fault_action::none;
-      piece_record rec{};
-      const engine_drive* D = p.drives + o_drive;
-      const bool moves = D->moves_data;
-      if (mine) {
-        std::uint32_t slot = o_head + (lane - first);
-        if (slot >= o_sqn) slot -= o_sqn;
-        const auto* src = reinterpret_cast<const uint4*>(o_sq + slot);
-        uint4 w[4];
-#pragma unroll
-        for (int k = 0; k < 4; ++k)
-          w[k] = __ldcg(src + k);
-        memcpy(&c, w, sizeof c);
-        fate = D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
-        if (fate == emu::fault_action::error) {
-          status = D->faults.error_status;  // the drive fails it: nothing is moved
-        } else if (fate != emu::fault_action::drop) {
-          // The shared command processor validates the command and walks its PRPs; the data
-          // movement it asks for is only recorded here and done by the whole warp below.
-          media_view media{D->media};
-          status = emu::process_nvm(c, D->nvm, media, recording_dma{&rec});
-        }
-      }
-      if (take > 0) {
-        sq_head += take;
-        if (sq_head >= Q.sq_entries) sq_head -= Q.sq_entries;
-        sq_fetched += take;
-      }
-      const bool is_write = static_cast<nvme::nvm_opcode>(c.opcode) == nvme::nvm_opcode::write;
-      const std::uint64_t io_bytes =
-          status.ok() && rec.copies != 0 ? std::uint64_t{c.nlb()} << D->nvm.lba_log2 : 0;
-
-      // ---- 2. timing ----------------------------------------------------------------------------
-      // Booked at fetch, before the data moves: the pipe is reserved by the same turn that
-      // passed the booking-horizon check, so a warp busy copying a large batch (4 KiB reads
-      // over PCIe take tens of microseconds) never leaves its drive idle meanwhile. A copy that
-      // outlasts the due time only delays the post (step 4 runs after the copy).
-      const bool keep = mine && fate != emu::fault_action::drop;
-      std::uint64_t when = 0;
-      const bool throttled = mine && D->service.throttled;
-      const std::uint32_t throttled_mask = __ballot_sync(full, throttled);
-      if (throttled) {
-        const std::uint64_t cost =
-            D->service.cost_ps(is_write, static_cast<std::uint32_t>(io_bytes));
-        const std::uint32_t group = __match_any_sync(throttled_mask, o_drive);
-        std::uint64_t prefix = 0, sum = 0;
-        for (std::uint32_t m = group; m != 0; m &= m - 1) {
-          const int l = __ffs(m) - 1;
-          const std::uint64_t cl = __shfl_sync(group, static_cast<unsigned long long>(cost), l);
-          sum += cl;
-          if (l <= lane) prefix += cl;
-        }
-        const int leader = __ffs(group) - 1;
-        std::uint64_t start = 0;
-        // Virtual time in ps since the engine started (the timer itself, often Unix-epoch ns,
-        // would overflow 64 bits in ps).
-        if (lane == leader)
-          start = emu::reserve(*D->clock, (bam::now_ns() - p.timer_base) * 1000, sum);
-        start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
-        when = p.timer_base + emu::due_ns(D->service, start + prefix);
-      }
-      if (fate == emu::fault_action::delay)
-        when = (when == 0 ? bam::now_ns() : when) + D->faults.delay_ns;
-
-      // ---- 3. data ------------------------------------------------------------------------------
-      // One 16-byte-aligned piece (a buffer within one memory page, the usual case): all lanes
-      // copy chunk g of the batch's concatenated pieces, g = lane, lane + 32, ...
-      const bool work = mine && moves && status.ok();  // errors and drops recorded nothing
-      const bool fast = work && rec.copies == 1 && rec.zeros == 0 &&
-                        ((reinterpret_cast<std::uintptr_t>(rec.dst) |
-                          reinterpret_cast<std::uintptr_t>(rec.src) | rec.n) &
-                         15) == 0 &&
-                        rec.n < (1u << 24);
-      const bool slow = work && !fast && (rec.copies != 0 || rec.zeros != 0);
-      std::uint32_t chunks = fast ? static_cast<std::uint32_t>(rec.n / 16) : 0;
-      std::uint32_t cincl = chunks;
-#pragma unroll
-      for (int o = 1; o < 32; o <<= 1) {
-        const std::uint32_t v = __shfl_up_sync(full, cincl, o);
-        if (lane >= o) cincl += v;
-      }
-      const std::uint32_t all_chunks = shfl(cincl, 31);
-      constexpr int unroll = 4;
-      for (std::uint32_t base = 0; base < all_chunks; base += 32 * unroll) {
-        uint4 v[unroll];
-        uint4* dst[unroll];
-#pragma unroll
-        for (int u = 0; u < unroll; ++u) {
-          const std::uint32_t g = base + 32 * u + lane;
-          // Owner command: the first lane whose inclusive chunk count exceeds g.
-          int lo = 0;
-#pragma unroll
-          for (int step = 16; step > 0; step >>= 1) {
-            const std::uint32_t v_at = __shfl_sync(full, cincl, lo + step - 1);
-            if (v_at <= g) lo += step;
-          }
-          const std::uint32_t start = __shfl_sync(full, cincl - chunks, lo);
-          auto* const d_base = reinterpret_cast<uint4*>(shfl_ptr(rec.dst, lo));
-          const auto* const s_base = reinterpret_cast<const uint4*>(shfl_ptr(rec.src, lo));
-          dst[u] = nullptr;
-          if (g < all_chunks) {
-            dst[u] = d_base + (g - start);
-            v[u] = __ldcg(s_base + (g - start));
-          }
-        }
-#pragma unroll
-        for (int u = 0; u < unroll; ++u)
-          if (dst[u] != nullptr) __stcg(dst[u], v[u]);
-      }
-      // Everything else (several pieces: multi-page PRPs; unaligned buffers; Write Zeroes,
-      // Dataset Management): the warp runs the shared processor again for that one command,
-      // with every lane doing a share of each copy.
-      for (std::uint32_t m = __ballot_sync(full, slow); m != 0; m &= m - 1) {
-        const int l = __ffs(m) - 1;
-        nvme::command cl{};
-        auto* words = reinterpret_cast<std::uint32_t*>(&cl);
-        const auto* mine_words = reinterpret_cast<const std::uint32_t*>(&c);
-#pragma unroll
-        for (int k = 0; k < 16; ++k)
-          words[k] = __shfl_sync(full, mine_words[k], l);
-        media_view media{shfl_ptr(D->media, l)};
-        const engine_drive* Dl = p.drives + __shfl_sync(full, o_drive, l);
-        const nvme::status st = emu::process_nvm(cl, Dl->nvm, media, warp_dma{lane});
-        __syncwarp();
-        if (lane == l) status = st;
-      }
-      // Data before completions: every lane fences its own copies (device scope: the waiters
-      // are threads of this GPU), the barrier orders them before any lane's DW3 store.
-      __syncwarp();
-      cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
-      __syncwarp();
-
-      // ---- park ---------------------------------------------------------------------------------
-      const std::uint32_t keep_mask = __ballot_sync(full, keep);
-      const std::uint32_t rank = __popc(keep_mask & lanemask_lt());
-      std::uint32_t assigned = 0;
-      for (std::uint32_t k = 0; k < pending_per_warp / 32 && assigned < __popc(keep_mask); ++k) {
-        const std::uint32_t free_bits = __ballot_sync(full, due[k * 32 + lane] == empty_slot);
-        const std::uint32_t n = __popc(free_bits);
-        if (keep && rank >= assigned && rank < assigned + n) {
-          const std::uint32_t s = k * 32 + __fns(free_bits, 0, rank - assigned + 1);
-          info[s] = pack_info(c.cid, status, static_cast<std::uint32_t>(owner));
-          due[s] = when;
-        }
-        assigned += n;
-      }
-      parked += __popc(keep_mask);
-      // Per-queue counters: the owner lane adds its entries' outcomes.
-      const bool dropped = mine && fate == emu::fault_action::drop;
-      const bool delayed = keep && fate == emu::fault_action::delay;
-      for (std::uint32_t m = __ballot_sync(full, dropped || delayed); m != 0; m &= m - 1) {
-        const int l = __ffs(m) - 1;
-        const int o = __shfl_sync(full, owner, l);
-        const bool d = __shfl_sync(full, static_cast<int>(dropped), l) != 0;
-        if (lane == o) (d ? st.dropped : st.delayed) += 1;
-      }
-      __syncwarp();
+      batch b;
+      fetch_batch(p, w, k, b);
+      book_time(p, w, b);
+      move_data(p, w, b);
+      park_completions(w, b);
     }
-
-    // ---- 4. post due completions
-    // ------------------------------------------------------------------
-    if (parked > 0) {
-      // Refresh the CQ head of queues whose CQ looks nearly full.
-      if (have) {
-        const std::uint32_t used_slot_tail = static_cast<std::uint32_t>(cq_tail % Q.cq_entries);
-        std::uint32_t used = used_slot_tail >= cq_head_slot
-                                 ? used_slot_tail - cq_head_slot
-                                 : used_slot_tail + Q.cq_entries - cq_head_slot;
-        if (Q.cq_entries - 1 - used < 64)
-          cq_head_slot = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*Q.cq_doorbell)
-                             .load(cuda::memory_order_acquire) %
-                         Q.cq_entries;
-      }
-      std::uint32_t cq_free = 0;
-      if (have) {
-        const std::uint32_t t = static_cast<std::uint32_t>(cq_tail % Q.cq_entries);
-        const std::uint32_t used =
-            t >= cq_head_slot ? t - cq_head_slot : t + Q.cq_entries - cq_head_slot;
-        cq_free = Q.cq_entries - 1 - used;
-      }
-      const std::uint64_t now = bam::now_ns();
-      for (std::uint32_t k = 0; k < pending_per_warp / 32; ++k) {
-        const std::uint32_t s = k * 32 + lane;
-        const std::uint64_t d = due[s];
-        const bool ready = d != empty_slot && d <= now;
-        const std::uint32_t ready_mask = __ballot_sync(full, ready);
-        if (ready_mask == 0) continue;
-        const std::uint32_t inf = info[s];
-        const int o = ready ? static_cast<int>(inf >> 27) : lane;
-        const std::uint64_t tail = shfl64(cq_tail, o);
-        const std::uint32_t o_free = __shfl_sync(full, cq_free, o);
-        nvme::completion* const o_cq = shfl_ptr(Q.cq, o);
-        const std::uint32_t o_cqn = __shfl_sync(full, Q.cq_entries, o);
-        const std::uint32_t o_sqhd = __shfl_sync(full, sq_head, o);
-        const std::uint16_t o_qid =
-            static_cast<std::uint16_t>(__shfl_sync(full, static_cast<std::uint32_t>(Q.qid), o));
-        std::uint32_t group = 0, rank = 0;
-        if (ready) {
-          group = __match_any_sync(ready_mask, o);
-          rank = __popc(group & lanemask_lt());
-        }
-        const bool post = ready && rank < o_free;
-        if (post) {
-          const std::uint64_t v = tail + rank;
-          const auto slot = static_cast<std::uint32_t>(v % o_cqn);
-          const bool phase = ((v / o_cqn) & 1) == 0;
-          const nvme::status status{static_cast<std::uint8_t>((inf >> 24) & 7u),
-                                    static_cast<std::uint8_t>((inf >> 16) & 0xffu)};
-          std::uint32_t* const words = reinterpret_cast<std::uint32_t*>(o_cq + slot);
-          __stcg(reinterpret_cast<uint2*>(words), make_uint2(0, 0));
-          __stcg(words + 2, std::uint32_t{o_sqhd} | (std::uint32_t{o_qid} << 16));
-          // Relaxed: the release fence after the data copy already ordered everything before.
-          // DW0-2 were stored just above by this lane: order them before DW3.
-          cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
-          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[3]).store(
-              nvme::completion::make_dw3(static_cast<std::uint16_t>(inf & 0xffffu), phase, status),
-              cuda::memory_order_relaxed);
-          due[s] = empty_slot;
-          // Count per queue: the group's lowest lane reports how many of its group posted.
-          if (rank == 0) {
-            const std::uint32_t posted = __popc(group) < o_free ? __popc(group) : o_free;
-            add[o] = posted;
-          }
-        }
-        const std::uint32_t posted_mask = __ballot_sync(full, post);
-        parked -= __popc(posted_mask);
-        const bool err = post && ((inf >> 16) & 0x7ffu) != 0;
-        for (std::uint32_t m = __ballot_sync(full, err); m != 0; m &= m - 1) {
-          const int l = __ffs(m) - 1;
-          const int ol = __shfl_sync(full, o, l);
-          if (lane == ol) ++st.errors;
-        }
-        __syncwarp();
-        const std::uint32_t a = add[lane];
-        if (a != 0) {
-          cq_tail += a;
-          cq_free -= a;
-          st.completed += a;
-          add[lane] = 0;
-        }
-        __syncwarp();
-        idle = idle && posted_mask == 0;
-      }
-    }
+    if (w.parked > 0 && post_due(w)) idle = false;
     if (idle) __nanosleep(64);
   }
-  if (have) p.stats[q] = st;
+  if (w.have) p.stats[w.q] = w.st;
 }
 
 __global__ void timer_probe(std::uint64_t* out) {
