@@ -1,24 +1,27 @@
-// The two ways sum_array sums the same array: the values it stores and the paths that read them.
+// The two ways sum_array sums the same numbers: the values, the configuration of the SSDs they
+// live on, and the paths that read them back.
 #pragma once
 #include <cstdint>
+#include <vector>
+
+#include "bam/config/run_config.hpp"
 
 /// Element i of the array.
 constexpr std::uint64_t value(std::uint64_t i) {
   return (i * 0x9e3779b97f4a7c15ull) ^ (i >> 7);
 }
 
-/// The plain sum of value(0 .. n-1).
-inline std::uint64_t plain_sum(std::uint64_t n) {
-  std::uint64_t s = 0;
-  for (std::uint64_t i = 0; i < n; ++i)
-    s += value(i);
-  return s;
-}
+/// value(0 .. n-1), and their plain sum.
+std::vector<std::uint64_t> values(std::uint64_t n);
+std::uint64_t plain_sum(const std::vector<std::uint64_t>& v);
 
-/// Writes the array through a host cache onto an emulated SSD, then sums it through a cold cache
-/// (every line read back from the SSD). True when the sum matches plain_sum.
-bool sum_on_host(std::uint64_t n);
+/// SSDs that hold n 8-byte values: `backend` (host or emulated), 4 SSDs, a cache of 1 MiB.
+bam::run_config ssds_for(std::uint64_t n, bam::backend_kind backend);
 
-/// The same array on a GPU-emulated drive, summed by a CUDA kernel through a GPU cache. True when
-/// the sum matches, or when there is no GPU (it says it skipped).
-bool sum_on_gpu(std::uint64_t n);
+/// Lays the numbers out on host-emulated SSDs and sums them with CPU threads through the cache.
+/// True when the sum matches.
+bool sum_on_host(const std::vector<std::uint64_t>& v);
+
+/// The same on GPU-emulated SSDs, summed by a kernel through the GPU cache. True when the sum
+/// matches, or when there is no GPU (it says it skipped).
+bool sum_on_gpu(const std::vector<std::uint64_t>& v);

@@ -1,74 +1,54 @@
-// GPU path: one GPU-emulated drive (its controller is a persistent kernel), a CUDA kernel summing
-// the array through bamkit's GPU software cache. Runs only where a GPU is usable.
+// GPU path: GPU-emulated SSDs (their controller is a persistent kernel on this GPU), the numbers
+// written into their media, a kernel summing them through the GPU cache.
 #include <cinttypes>
 #include <cstdio>
 #include <string>
 
-#include "bam/array/array.hpp"
-#include "bam/cache/cache.hpp"
-#include "bam/cache/gpu_storage.hpp"
 #include "bam/detail/cuda.hpp"
-#include "bam/emu/gpu/emulated_drives.hpp"
-#include "bam/emu/timing_presets.hpp"
+#include "bam/storage/gpu_context.hpp"
 #include "sum.hpp"
 
-using gpu_cache = bam::cache<bam::gpu_cache_storage>;
-using gpu_array = bam::array<std::uint64_t, gpu_cache::ref_type>;
+using u64_array = bam::gpu_context::array_type<std::uint64_t>;
 
-__global__ void sum_kernel(gpu_array a, unsigned long long* out) {
+__global__ void sum_kernel(u64_array a, unsigned long long* out) {
   std::uint64_t s = 0;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < a.size();
        i += stride)
-    s += a[i];
+    s += a[i];  // a warp's lanes read one line: one cache access for the 32 of them
   atomicAdd(out, static_cast<unsigned long long>(s));
 }
 
-bool sum_on_gpu(std::uint64_t n) {
+bool sum_on_gpu(const std::vector<std::uint64_t>& v) {
   std::string why;
   if (!bam::cuda_device_usable(why)) {
     std::printf("gpu: skipped (%s)\n", why.c_str());
     return true;
   }
-  constexpr std::uint32_t line_bytes = 4096;
-  const std::uint64_t lines = (n * sizeof(std::uint64_t) + line_bytes - 1) / line_bytes;
-  bam::emu::gpu::drive_config d;
-  d.lbas = lines * (line_bytes / 512);
-  d.model = bam::emu::timing_preset("ideal");
-  bam::emu::gpu::drives_config dc;
-  dc.drives = {d};
-  dc.queues_per_drive = 32;
-  bam::emu::gpu::emulated_drives drives(dc);
-  // The data, written straight onto the drive's media (pinned host memory; one drive: line i at
-  // byte i * line_bytes).
-  auto* media = reinterpret_cast<std::uint64_t*>(drives.host_media(0));
-  for (std::uint64_t i = 0; i < n; ++i)
-    media[i] = value(i);
+  bam::gpu_context ctx(ssds_for(v.size(), bam::backend_kind::emulated));
+  ctx.add_region("numbers", v.size() * 8);
+  ctx.write_region("numbers", v.data(), v.size() * 8);
+  ctx.build_cache();
+  const u64_array a = ctx.array<std::uint64_t>("numbers");
 
-  bam::cache_config cc;
-  cc.line_bytes = line_bytes;
-  cc.slots = 1024;
-  cc.lines = lines;
-  gpu_cache c(cc, drives.view());  // allocations before start(): the engine then holds its SMs
   unsigned long long* out = nullptr;
-  bam::cuda_check(cudaMalloc(&out, sizeof *out), "cudaMalloc");
-  bam::cuda_check(cudaMemset(out, 0, sizeof *out), "cudaMemset");
+  bam::cuda_check(cudaMallocManaged(&out, sizeof *out), "cudaMallocManaged");
+  *out = 0;
   cudaStream_t stream;
   bam::cuda_check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-  gpu_cache::preload();
-  bam::cuda_check(bam::preload_kernel(sum_kernel), "preload");
-  drives.start();
-  sum_kernel<<<264, 256, 0, stream>>>(gpu_array(c.ref(), {0, n}), out);
+  bam::cuda_check(bam::preload_kernel(sum_kernel), "preload");  // before the engine holds SMs
+  ctx.start();
+  sum_kernel<<<264, 256, 0, stream>>>(a, out);
   bam::cuda_check(cudaGetLastError(), "sum_kernel");
-  unsigned long long sum = 0;
-  bam::cuda_check(cudaMemcpyAsync(&sum, out, sizeof sum, cudaMemcpyDeviceToHost, stream), "copy");
   bam::cuda_check(cudaStreamSynchronize(stream), "sum_kernel");
-  const bam::cache_stats st = c.stats();
-  drives.stop();
+  const bam::cache_stats st = ctx.cache().stats();
+  ctx.close();
+  const unsigned long long sum = *out;
   bam::cuda_check(cudaStreamDestroy(stream), "stream");
   bam::cuda_check(cudaFree(out), "cudaFree");
-  const std::uint64_t want = plain_sum(n);
-  std::printf("gpu: sum of %" PRIu64 " elements %s (%" PRIu64 " lines read from the drive)\n", n,
-              sum == want ? "matches" : "DIFFERS", st.reads);
-  return sum == want;
+  const bool ok = sum == plain_sum(v);
+  std::printf("gpu: sum of %zu elements %s (%" PRIu64 " lines read from 4 SSDs, %" PRIu64
+              " hits)\n",
+              v.size(), ok ? "matches" : "DIFFERS", st.reads, st.hits);
+  return ok;
 }
