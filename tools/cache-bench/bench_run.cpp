@@ -7,6 +7,7 @@
 #include <thread>
 #include <vector>
 
+#include "bam/cache/line_map.hpp"
 #include "host_backend.hpp"
 
 namespace bam::tools {
@@ -89,8 +90,8 @@ void validate_cache_bench(const run_config& c) {
                                    "0 or multiples of {}",
                                    s.elements, warp ? "32 x " : "", b.coarsening, chunk));
   }
-  const std::uint64_t per_ssd_lines = c.storage.media.size_bytes / line;
-  const std::uint64_t capacity_lines = per_ssd_lines * c.storage.ssd_count;
+  const std::uint64_t capacity_lines =
+      striped_capacity_bytes(c.storage.media.size_bytes, c.storage.ssd_count) / line;
   if (s.lines > capacity_lines) {
     throw config_error("cache_bench.elements",
                        fmt::format("{} elements ({} lines of {} B) do not fit on {} SSD(s) of "

@@ -8,21 +8,20 @@
 #include <stdexcept>
 #include <string>
 
-#include "bam/cache/cache.hpp"
-#include "bam/cache/gpu_storage.hpp"
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
-#include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
+#include "bam/storage/gpu_context.hpp"
 #include "bench_run.hpp"
 #include "gpu_backend.hpp"
 
 namespace bam::tools {
 namespace {
 
-using gcache = cache<gpu_cache_storage<emu::gpu::drives_ref>>;
-using gref = gcache::ref_type;
-using garray = array<std::uint64_t, gref>;
+using garray = gpu_context::array_type<std::uint64_t>;
+
+/// The dataset region every run's array covers a prefix of (its whole room on the SSDs).
+constexpr const char* data_region = "cache_bench.data";
 
 constexpr unsigned block_threads = 256;
 
@@ -83,20 +82,18 @@ unsigned stride_blocks(std::uint64_t n, std::uint64_t slots) {
 
 class gpu_rig final : public cache_rig {
  public:
-  explicit gpu_rig(emu::gpu::emulated_drives& drives) : drives_(drives) {
+  explicit gpu_rig(gpu_context& ctx) : ctx_(ctx) {
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cache-bench: stream");
     cuda_check(cudaEventCreate(&begin_), "cache-bench: event");
     cuda_check(cudaEventCreate(&end_), "cache-bench: event");
     cuda_check(cudaMalloc(&counters_, sizeof(bench_counters)), "cache-bench: cudaMalloc");
-    gcache::preload();
     cuda_check(preload_kernel(fill_kernel), "cache-bench: preload");
     cuda_check(preload_kernel(warm_kernel), "cache-bench: preload");
     cuda_check(preload_kernel(check_kernel), "cache-bench: preload");
     cuda_check(preload_kernel(bench_kernel), "cache-bench: preload");
   }
   ~gpu_rig() override {
-    if (drives_.running()) drives_.stop();
-    cache_.reset();
+    ctx_.stop();
     cudaFree(counters_);
     cudaEventDestroy(begin_);
     cudaEventDestroy(end_);
@@ -104,20 +101,14 @@ class gpu_rig final : public cache_rig {
   }
 
   void new_cache(const bench_shape& s) override {
-    if (drives_.running()) drives_.stop();
-    cache_.reset();
     cache_config cc;
     cc.line_bytes = s.line_bytes;
     cc.slots = s.slots;
     cc.lines = s.lines;
-    try {
-      cache_ = std::make_unique<gcache>(cc, drives_.ref(), drives_.dma_memory());
-    } catch (const std::invalid_argument& e) {
-      throw config_error("cache", e.what());
-    }
-    array_ = garray(cache_->ref(), range<std::uint64_t>{0, s.elements});
+    ctx_.build_cache(cc);
+    array_ = ctx_.array<std::uint64_t>(data_region, s.elements);
     slots_ = s.slots;
-    drives_.start();
+    ctx_.start();
   }
   void fill(const bench_shape& s) override {
     fill_kernel<<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(array_,
@@ -150,9 +141,9 @@ class gpu_rig final : public cache_rig {
     wait("check kernel");
     return read();
   }
-  bool flush() override { return cache_->flush(); }
-  cache_stats stats() override { return cache_->stats(); }
-  void reset_stats() override { cache_->reset_stats(); }
+  bool flush() override { return ctx_.flush(); }
+  cache_stats stats() override { return ctx_.cache().stats(); }
+  void reset_stats() override { ctx_.cache().reset_stats(); }
 
  private:
   void zero() {
@@ -171,8 +162,7 @@ class gpu_rig final : public cache_rig {
     cuda_check(cudaStreamSynchronize(stream_), std::string("cache-bench: ") + what);
   }
 
-  emu::gpu::emulated_drives& drives_;
-  std::unique_ptr<gcache> cache_;
+  gpu_context& ctx_;
   garray array_{};
   cudaStream_t stream_ = nullptr;
   cudaEvent_t begin_ = nullptr, end_ = nullptr;
@@ -183,22 +173,12 @@ class gpu_rig final : public cache_rig {
 class emulated_bench_backend final : public backend {
  public:
   void open(const run_config& c) override {
-    std::string why;
-    if (!cuda_device_usable(why)) {
-      throw config_error("storage.backend", "\"emulated\" needs a CUDA GPU and none is usable (" +
-                                                why + "), allowed host on this machine");
-    }
-    try {
-      drives_ = std::make_unique<emu::gpu::emulated_drives>(emu::gpu::drives_config_of(c));
-    } catch (const std::invalid_argument& ex) {
-      throw config_error("storage", ex.what());
-    }
+    ctx_ = std::make_unique<gpu_context>(c, layout_options{.manifest = false});
+    ctx_->add_region(data_region, ctx_->data().capacity_bytes());
     moves_data_ = emu::gpu::timing_of(c.storage.model).moves_data;
     caps_.max_ssds = cache_max_ssds;
-    caps_.max_queue_entries = 65536;
-    caps_.max_pairs_per_ssd = 65535;
     caps_.media_bytes = c.storage.media.size_bytes;
-    rig_ = std::make_unique<gpu_rig>(*drives_);
+    rig_ = std::make_unique<gpu_rig>(*ctx_);
   }
   backend_caps capabilities() const override { return caps_; }
   run_result run(const run_config& c, const run_hooks& hooks) override {
@@ -212,26 +192,28 @@ class emulated_bench_backend final : public backend {
     try {
       out = run_cache_bench(*rig_, c, hooks, media_dirty_);
     } catch (...) {
-      if (drives_->running()) drives_->stop();
+      ctx_->stop();
       throw;
     }
-    drives_->stop();
+    ctx_->stop();
+    const emu::gpu::emulated_drives& drives = ctx_->drives();
     nlohmann::json ssds = nlohmann::json::array();
-    for (const emu::gpu::drive_stats& s : drives_->stats())
+    for (const emu::gpu::drive_stats& s : drives.stats())
       ssds.push_back({{"completed", s.completed}, {"errors", s.errors}});
     out.tool_stats["engine"] = {
         {"ssds", ssds},
-        {"engine_warps", drives_->engine_warps()},
-        {"gpu_timer_rate", drives_->timer_rate()},
+        {"engine_warps", drives.engine_warps()},
+        {"gpu_timer_rate", drives.timer_rate()},
         {"note", "engine counters since its last start (each fresh cache restarts it)"}};
     out.tool_stats["timing"] = "CUDA events around the measured kernel";
+    out.tool_stats["storage"] = ctx_->describe();
     out.tool_stats["kernel"] = bench_kernel_resources();
     return out;
   }
   nlohmann::json measure_ceilings(const run_config& c) override {
-    if (drives_->running()) drives_->stop();
+    ctx_->stop();
     const std::uint64_t bytes = std::min<std::uint64_t>(c.storage.media.size_bytes, 4ull << 30);
-    return to_json(measure_gpu_ceilings(drives_->host_media(0), bytes, c.cache.line_size, 5));
+    return to_json(measure_gpu_ceilings(ctx_->drives().host_media(0), bytes, c.cache.line_size, 5));
   }
 
  private:
@@ -259,8 +241,8 @@ class emulated_bench_backend final : public backend {
     }
   }
 
-  std::unique_ptr<emu::gpu::emulated_drives> drives_;
-  std::unique_ptr<gpu_rig> rig_;
+  std::unique_ptr<gpu_context> ctx_;
+  std::unique_ptr<gpu_rig> rig_;  // after ctx_: destroyed first
   backend_caps caps_{};
   bool moves_data_ = true;
   bool media_dirty_ = true;

@@ -1,5 +1,6 @@
-// cache-bench, storage.backend = emulated: GPU threads use a bam::cache<gpu_cache_storage> over
-// emu::gpu::emulated_drives (storage.model timing, pinned host or GPU media). CUDA builds only.
+// cache-bench, storage.backend = emulated: GPU threads use the cache and arrays of a gpu_context
+// over emu::gpu::emulated_drives (storage.model timing, pinned host or GPU media). CUDA builds
+// only.
 #pragma once
 #include <memory>
 

@@ -1,6 +1,6 @@
-// cache-bench's CPU-thread backends: a bam::cache<host_cache_storage> over a set of controllers
-// (queues.pairs_per_ssd queue pairs each) and memory they all reach. storage.backend = host: host
-// emulated controllers; storage.backend = nvme: real controllers bound to bamkit.ko (host mode).
+// cache-bench's CPU-thread backends: a host storage context (bam/storage/host_context.hpp) with
+// queues.pairs_per_ssd queue pairs per SSD. storage.backend = host: host-emulated controllers;
+// storage.backend = nvme: real controllers bound to bamkit.ko (host mode).
 #pragma once
 #include <memory>
 

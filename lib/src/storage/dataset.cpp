@@ -53,6 +53,11 @@ void dataset::uncovered(const region& r) {
                   r.name, r.offset, r.end()));
 }
 
+void dataset::too_many(const region& r, std::uint64_t elements, std::size_t size) {
+  throw std::out_of_range(fmt::format("region \"{}\" of {} B holds {} elements of {} B, not {}",
+                                      r.name, r.bytes, r.bytes / size, size, elements));
+}
+
 nlohmann::json dataset::to_json() const {
   nlohmann::json regions = nlohmann::json::array();
   for (const region& r : table_.regions()) {

@@ -82,9 +82,8 @@ emu::gpu::emulated_drives* open_drives(const run_config& c) {
 
 dataset dataset_of(const emu::gpu::emulated_drives& d, const layout_options& layout) {
   const emu::gpu::drives_ref q = d.ref();
-  const std::uint64_t units_per_ssd = (q.lbas() << q.lba_shift()) / stripe_bytes;
-  return dataset(dataset_geometry{q.ssds(), q.lba_bytes()}, units_per_ssd * stripe_bytes * q.ssds(),
-                 layout);
+  return dataset(dataset_geometry{q.ssds(), q.lba_bytes()},
+                 striped_capacity_bytes(q.lbas() << q.lba_shift(), q.ssds()), layout);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {

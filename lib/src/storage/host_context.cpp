@@ -94,9 +94,8 @@ std::unique_ptr<host_context::controllers> open_controllers(const run_config& c)
 
 dataset dataset_of(host_context::controllers& ctrls, const layout_options& layout) {
   const host_queue_set q = ctrls.table->ref();
-  const std::uint64_t units_per_ssd = (q.lbas() << q.lba_shift()) / stripe_bytes;
-  return dataset(dataset_geometry{q.ssds(), q.lba_bytes()}, units_per_ssd * stripe_bytes * q.ssds(),
-                 layout);
+  return dataset(dataset_geometry{q.ssds(), q.lba_bytes()},
+                 striped_capacity_bytes(q.lbas() << q.lba_shift(), q.ssds()), layout);
 }
 
 /// One NVMe write or read of `bytes` (a multiple of the LBA size) at byte `ssd_offset` of `ssd`,
@@ -252,6 +251,11 @@ host_context::cache_type& host_context::cache() {
 
 bool host_context::flush() {
   return cache().flush();
+}
+
+backend_caps host_context::caps() const {
+  if (!ctrls_) throw std::logic_error("host_context: caps after close");
+  return ctrls_->caps();
 }
 
 std::uint32_t host_context::prp_tables() const {

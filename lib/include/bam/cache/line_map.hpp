@@ -50,6 +50,13 @@ struct line_map {
   }
 };
 
+/// Bytes of the striped dataset that `ssds` SSDs of `bytes_per_ssd` each hold (whole stripe
+/// units).
+BAM_HD constexpr std::uint64_t striped_capacity_bytes(std::uint64_t bytes_per_ssd,
+                                                      std::uint32_t ssds) {
+  return bytes_per_ssd / stripe_bytes * stripe_bytes * ssds;
+}
+
 /// The map of lines of `line_bytes` over `ssds` SSDs with LBAs of 2^lba_shift bytes. The caller
 /// has checked the line size (check_line_bytes, bam/cache/slot_prps.hpp).
 line_map make_line_map(std::uint32_t ssds, std::uint32_t line_bytes, std::uint32_t lba_shift,

@@ -64,14 +64,24 @@ class dataset {
   /// lines(line_size).
   cache_config cache_config_of(const run_config& c) const;
 
-  /// An array of T over region `name` of the cache `cache` (whose lines cover it). Throws
-  /// std::out_of_range for an unknown region, std::invalid_argument when the cache does not
-  /// cover it.
+  /// Elements of a region: all of them.
+  static constexpr std::uint64_t whole = ~std::uint64_t{0};
+
+  /// An array of T over the first `elements` elements of region `name` (whole: all of them) of
+  /// the cache `cache` (whose lines must cover them). Throws std::out_of_range for an unknown
+  /// region or more elements than it holds, std::invalid_argument when the cache does not cover
+  /// them.
   template <class T, class CacheRef>
-  array<T, CacheRef> array_of(const CacheRef& cache, std::string_view name) const {
+  array<T, CacheRef> array_of(const CacheRef& cache, std::string_view name,
+                              std::uint64_t elements = whole) const {
     const region& r = table_.at(name);
-    const array<T, CacheRef> a(cache, r.as_range<T>(cache.line_bytes()));
-    if (a.size() != r.bytes / sizeof(T)) uncovered(r);
+    range<T> span = r.as_range<T>(cache.line_bytes());
+    if (elements != whole) {
+      if (elements > span.elements) too_many(r, elements, sizeof(T));
+      span.elements = elements;
+    }
+    const array<T, CacheRef> a(cache, span);
+    if (a.size() != span.elements) uncovered(r);
     return a;
   }
 
@@ -79,6 +89,7 @@ class dataset {
 
  private:
   [[noreturn]] static void uncovered(const region& r);
+  [[noreturn]] static void too_many(const region& r, std::uint64_t elements, std::size_t size);
 
   dataset_geometry geometry_;
   std::uint64_t capacity_ = 0;

@@ -81,9 +81,10 @@ class gpu_context {
   cache_type& build_cache(cache_config cc);
   bool has_cache() const { return cache_.has_value(); }
   cache_type& cache();
+  /// An array of T over region `name` (its first `elements` elements; see dataset::array_of).
   template <class T>
-  array_type<T> array(std::string_view name) {
-    return data_.array_of<T>(cache().ref(), name);
+  array_type<T> array(std::string_view name, std::uint64_t elements = dataset::whole) {
+    return data_.array_of<T>(cache().ref(), name, elements);
   }
 
   /// Launches the drives' engine; returns once it runs. Load every kernel that will use the

@@ -69,13 +69,16 @@ class host_context {
   /// The cache (std::logic_error when none was built).
   cache_type& cache();
   /// An array of T over region `name` (see dataset::array_of).
+  /// An array of T over region `name` (its first `elements` elements; see dataset::array_of).
   template <class T>
-  array_type<T> array(std::string_view name) {
-    return data_.array_of<T>(cache().ref(), name);
+  array_type<T> array(std::string_view name, std::uint64_t elements = dataset::whole) {
+    return data_.array_of<T>(cache().ref(), name, elements);
   }
   /// Writes every dirty line back and flushes the SSDs; true when all of it succeeded.
   bool flush();
 
+  /// What the SSDs report (the smallest limit over them; max_ssds = their number).
+  backend_caps caps() const;
   /// 1, or one per SSD where the controllers see the cache's slots at different bus addresses.
   std::uint32_t prp_tables() const;
   /// For reports: backend, SSDs and their controllers, the dataset, the writes.
