@@ -6,6 +6,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -94,12 +96,23 @@ TEST(QueuePair, RejectsImpossibleSizes) {
   bam::test::loopback_controller ctrl(4, 4, 1, 1);
   bam::queue_pair_desc d = ctrl.desc();
   d.sq_entries = 1;
-  EXPECT_THROW(bam::queue_pair{d}, std::invalid_argument);
+  EXPECT_THROW(bam::queue_pair{d}, std::logic_error);
   d.sq_entries = 65537;
-  EXPECT_THROW(bam::queue_pair{d}, std::invalid_argument);
+  EXPECT_THROW(bam::queue_pair{d}, std::logic_error);
+  d = ctrl.desc();
+  d.cq_entries = 0;
+  try {
+    bam::queue_pair{d};
+    ADD_FAILURE() << "no precondition failure";
+  } catch (const std::logic_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("queue_pair.cpp:"), std::string::npos) << what;
+    EXPECT_NE(what.find("precondition failed: n >= min_queue_entries"), std::string::npos) << what;
+    EXPECT_NE(what.find("cq_entries = 0 outside [2, 65536]"), std::string::npos) << what;
+  }
   d = ctrl.desc();
   d.cq_doorbell = nullptr;
-  EXPECT_THROW(bam::queue_pair{d}, std::invalid_argument);
+  EXPECT_THROW(bam::queue_pair{d}, std::logic_error);
 }
 
 TEST(QueuePair, SingleThreadRingsOneDoorbellPerCommand) {
