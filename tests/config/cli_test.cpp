@@ -133,7 +133,15 @@ INSTANTIATE_TEST_SUITE_P(
             {"--sweep", "report.json=a.json,b.json"}, "--sweep", "report keys cannot be swept"},
         bad_input{{"--sweep", "workload.threads=1,2", "--sweep", "queues.depth=8,100000"},
                   "queues.depth",
-                  "[2, 65536]"}));
+                  "[2, 65536]"},
+        // Key-only rules are the schema's, for every tool.
+        bad_input{{"--set", "cache.line_size=131072"},
+                  "cache.line_size",
+                  "allowed powers of two in [512, 65536]"},
+        bad_input{{"--set", "cache.line_size=1536"}, "cache.line_size", "not a power of two"},
+        bad_input{with_uring({"--set", "uring.direct=true", "--io-size", "512"}),
+                  "workload.io_size",
+                  "uring.direct = true (O_DIRECT): allowed multiples of 4096"}));
 
 TEST(Cli, ConfigFileErrorsNameTheKey) {
   temp_dir dir;

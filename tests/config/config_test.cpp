@@ -1,10 +1,14 @@
 // The shared config schema in-process: defaults, strict parsing (unknown keys, wrong types,
-// ranges) with key-path messages, cross-key validation, capability checks and round trips.
+// ranges) with key-path messages, the schema's bounds being the library's constants, cross-key
+// validation, capability checks and round trips.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
+#include "bam/cache/cache_config.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/queue/queue_state.hpp"
 
 namespace bam {
 namespace {
@@ -233,9 +237,65 @@ TEST(Config, CrossKeyValidation) {
       "storage.media.path", {"required"});
   expect_error(
       [] {
-        parse_and_validate(json{{"cache", {{"line_size", 3000}}}});
+        parse_and_validate(
+            json{{"storage", {{"lba_size", 4096}}}, {"cache", {{"line_size", 2048}}}});
       },
-      "cache.line_size", {"power of two"});
+      "cache.line_size",
+      {"2048 is not a multiple of storage.lba_size (4096)", "powers of two in [4096, 65536]"});
+  EXPECT_NO_THROW(parse_and_validate(json{{"storage", {{"lba_size", 4096}}},
+                                          {"cache", {{"line_size", 4096}, {"capacity", 8192}}}}));
+  expect_error(
+      [] {
+        parse_and_validate(json{
+            {"storage", {{"backend", "uring"}, {"media", {{"kind", "file"}, {"path", "/tmp/m"}}}}},
+            {"uring", {{"direct", true}}},
+            {"workload", {{"io_size", 512}}}});
+      },
+      "workload.io_size", {"512 with uring.direct = true (O_DIRECT)", "multiples of 4096"});
+}
+
+TEST(Config, KeyOnlyRulesAreTheSchemas) {
+  // A power of two in [512, 65536] whatever the other keys say: parse_config refuses the rest.
+  expect_error(
+      [] {
+        parse_config(json{{"cache", {{"line_size", 3000}}}});
+      },
+      "cache.line_size", {"3000 is not a power of two", "allowed powers of two in [512, 65536]"});
+  expect_error(
+      [] {
+        parse_config(json{{"cache", {{"line_size", 131072}}}});
+      },
+      "cache.line_size", {"131072 is out of range", "allowed powers of two in [512, 65536]"});
+  expect_error(
+      [] {
+        parse_config(json{{"cache", {{"line_size", 256}}}});
+      },
+      "cache.line_size", {"256 is out of range"});
+  expect_error(
+      [] {
+        parse_config(json{{"cache", {{"line_size", 0}}}});
+      },
+      "cache.line_size", {"0 is not a power of two"});
+  EXPECT_EQ(parse_config(json{{"cache", {{"line_size", 65536}}}}).cache.line_size, 65536u);
+  expect_error(
+      [] {
+        parse_config(json{{"queues", {{"pairs_per_ssd", 65536}}}});
+      },
+      "queues.pairs_per_ssd", {"[1, 65535]"});
+}
+
+TEST(Config, SchemaBoundsAreTheLibrarysConstants) {
+  auto allowed = [](const std::string& key) {
+    for (const schema_entry& e : config_schema()) {
+      if (e.key == key) return e.allowed;
+    }
+    return std::string("(no such key)");
+  };
+  EXPECT_EQ(allowed("queues.depth"), fmt::format("[{}, {}]", min_queue_entries, max_queue_entries));
+  EXPECT_EQ(allowed("queues.pairs_per_ssd"), fmt::format("[1, {}]", max_io_queue_pairs));
+  EXPECT_EQ(allowed("cache.line_size"),
+            fmt::format("powers of two in [{}, {}]", min_line_bytes, max_line_bytes));
+  EXPECT_EQ(allowed("cache.capacity").rfind(fmt::format("[{}, ", min_line_bytes), 0), 0u);
 }
 
 TEST(Config, ModelFilesAreModels) {
@@ -352,6 +412,18 @@ TEST(Config, JsonPathsAndCliValues) {
   EXPECT_EQ(parse_cli_value("[\"a\"]"), json::array({"a"}));
   EXPECT_EQ(parse_cli_value("{\"latency_us\": 3}")["latency_us"], 3);
   EXPECT_THROW(set_json_path(j, "a..b", 1), config_error);
+}
+
+/// files); its exit status, or 100 when the user cannot be changed.
+int run_unprivileged(const std::function<int()>& fn) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(100);
+    ::_exit(fn());
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 TEST(Config, SchemaMarkdownListsEveryKey) {
