@@ -140,8 +140,16 @@ INSTANTIATE_TEST_SUITE_P(
                   "allowed powers of two in [512, 65536]"},
         bad_input{{"--set", "cache.line_size=1536"}, "cache.line_size", "not a power of two"},
         bad_input{with_uring({"--set", "uring.direct=true", "--io-size", "512"}),
-                  "workload.io_size",
-                  "uring.direct = true (O_DIRECT): allowed multiples of 4096"}));
+                  "workload.io_size", "uring.direct = true (O_DIRECT): allowed multiples of 4096"},
+        // A JSON value that names a key twice, given on the command line.
+        bad_input{{"--set", R"(storage.model={"latency_us": 3, "latency_us": 4})"},
+                  "storage.model.latency_us",
+                  "duplicate key"},
+        bad_input{{"--model", R"({"latency_us": 3, "latency_us": 4})"},
+                  "storage.model.latency_us",
+                  "duplicate key"},
+        bad_input{
+            {"--set", R"(queues={"depth": 64, "depth": 128})"}, "queues.depth", "duplicate key"}));
 
 TEST(Cli, ConfigFileErrorsNameTheKey) {
   temp_dir dir;
@@ -158,6 +166,22 @@ TEST(Cli, ConfigFileErrorsNameTheKey) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("--config:"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+TEST(Cli, ConfigFileWithADuplicateKeyIsRefused) {
+  temp_dir dir;
+  { std::ofstream(dir / "dup.json") << R"({"queues": {"depth": 64, "depth": 128}})"; }
+  for (const char* flag : {"--print-config", "--verify"}) {
+    SCOPED_TRACE(flag);
+    const auto r =
+        run_tool(bench, {"--config", dir / "dup.json", flag, "--report", dir / "r.json"}, dir);
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("invalid configuration: queues.depth: duplicate key"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(dir / "dup.json"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+  }
 }
 
 TEST(Cli, PrintConfigIsTheEffectiveConfigAndRoundTrips) {

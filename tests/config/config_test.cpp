@@ -1,14 +1,16 @@
 // The shared config schema in-process: defaults, strict parsing (unknown keys, wrong types,
-// ranges) with key-path messages, the schema's bounds being the library's constants, cross-key
-// validation, capability checks and round trips.
+// ranges, duplicate keys) with key-path messages, the schema's bounds being the library's
+// constants, cross-key validation, capability checks and round trips.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
 
 #include "bam/cache/cache_config.hpp"
 #include "bam/config/config_io.hpp"
 #include "bam/queue/queue_state.hpp"
+#include "tool_runner.hpp"
 
 namespace bam {
 namespace {
@@ -412,6 +414,51 @@ TEST(Config, JsonPathsAndCliValues) {
   EXPECT_EQ(parse_cli_value("[\"a\"]"), json::array({"a"}));
   EXPECT_EQ(parse_cli_value("{\"latency_us\": 3}")["latency_us"], 3);
   EXPECT_THROW(set_json_path(j, "a..b", 1), config_error);
+}
+
+TEST(Config, DuplicateKeysAreRefusedNamingTheKey) {
+  expect_error([] { parse_json_unique_keys(R"({"queues": {"depth": 64, "depth": 128}})"); },
+               "queues.depth", {"duplicate key", "given twice"});
+  expect_error([] { parse_json_unique_keys(R"({"queues": {}, "workload": {}, "queues": {}})"); },
+               "queues", {"duplicate key"});
+  // Objects inside arrays are named by their index.
+  expect_error([] { parse_json_unique_keys(R"({"a": [{"x": 1}, 2, {"x": 1, "y": [], "x": 2}]})"); },
+               "a[2].x", {"duplicate key"});
+  // Under a prefix (a value given for a key on the command line), with where it came from.
+  expect_error(
+      [] {
+        parse_json_unique_keys(R"({"latency_us": 3, "latency_us": 4})", "storage.model",
+                               "in 'run.json'");
+      },
+      "storage.model.latency_us", {"duplicate key", "in 'run.json'"});
+  // The same key in different objects is no duplicate; the document is nlohmann's own.
+  const std::string ok =
+      R"({"queues": {"depth": 64}, "cache": {"depth": [1, {"depth": 2}]}, "x": [[{"a": 1}]]})";
+  EXPECT_EQ(parse_json_unique_keys(ok), json::parse(ok));
+  EXPECT_THROW(parse_json_unique_keys(R"({"queues": )"), json::parse_error);
+}
+
+TEST(Config, DuplicateKeysInCliValues) {
+  expect_error([] { parse_cli_value(R"({"latency_us": 3, "latency_us": 4})", "storage.model"); },
+               "storage.model.latency_us", {"duplicate key"});
+  EXPECT_EQ(parse_cli_value(R"({"latency_us": 3})", "storage.model"), json({{"latency_us", 3}}));
+  // Text that is not JSON stays a string.
+  EXPECT_EQ(parse_cli_value("{not json", "report.json"), json("{not json"));
+}
+
+TEST(Config, DuplicateKeysInFiles) {
+  test::temp_dir dir;
+  {
+    std::ofstream(dir / "dup.json") << R"({"queues": {"depth": 64, "depth": 128}})";
+    std::ofstream(dir / "model.json") << R"({"latency_us": 3, "latency_us": 4})";
+  }
+  expect_error([&] { load_config_file(dir / "dup.json"); }, "queues.depth",
+               {"duplicate key", dir / "dup.json"});
+  expect_error(
+      [&] {
+        parse_and_validate(json{{"storage", {{"model", dir / "model.json"}}}});
+      },
+      "storage.model(" + (dir / "model.json") + ").latency_us", {"duplicate key"});
 }
 
 /// files); its exit status, or 100 when the user cannot be changed.

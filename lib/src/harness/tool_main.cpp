@@ -126,7 +126,7 @@ std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs) {
     std::string_view rest = std::string_view(s).substr(eq + 1);
     while (true) {
       const auto comma = rest.find(',');
-      a.values.push_back(parse_cli_value(rest.substr(0, comma)));
+      a.values.push_back(parse_cli_value(rest.substr(0, comma), a.key));
       if (comma == std::string_view::npos) break;
       rest = rest.substr(comma + 1);
     }
