@@ -184,6 +184,51 @@ TEST(Cli, ConfigFileWithADuplicateKeyIsRefused) {
   }
 }
 
+/// A uring run whose media file would be created by the backend: its absence shows that nothing
+/// ran.
+std::vector<std::string> uring_run(const temp_dir& dir, std::vector<std::string> more) {
+  std::vector<std::string> a = {"--backend",    "uring",
+                                "--set",        "storage.media.kind=file",
+                                "--media-path", dir / "media.dat",
+                                "--set",        "storage.media.size_bytes=1048576",
+                                "--set",        "uring.gpu_copy=off",
+                                "--ios",        "1000"};
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+TEST(Cli, UnwritableReportPathsAreFoundBeforeTheRun) {
+  temp_dir dir;
+  const std::string missing = dir / "no-such-dir/r.json";
+  auto r = run_tool(bench, uring_run(dir, {"--report", missing, "--csv", dir / "r.csv"}), dir);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("invalid configuration: report.json: cannot write '" + missing + "'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "media.dat")) << "the run started";
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.csv"));
+  EXPECT_TRUE(r.out.empty()) << r.out;
+
+  // A directory as the CSV file; the existing JSON report is left as it was.
+  { std::ofstream(dir / "r.json") << "earlier report\n"; }
+  std::filesystem::create_directory(dir / "csv-dir");
+  r = run_tool(bench, uring_run(dir, {"--report", dir / "r.json", "--csv", dir / "csv-dir"}), dir);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("invalid configuration: report.csv: cannot write '" + (dir / "csv-dir") +
+                       "': Is a directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "media.dat")) << "the run started";
+  EXPECT_EQ(test::read_file(dir / "r.json"), "earlier report\n");
+
+  // The same run with writable paths runs and writes both.
+  r = run_tool(bench, uring_run(dir, {"--report", dir / "r.json", "--csv", dir / "r.csv"}), dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "media.dat"));
+  EXPECT_EQ(json::parse(test::read_file(dir / "r.json"))["jobs"][0]["read"]["total_ios"], 1000u);
+  EXPECT_TRUE(std::filesystem::exists(dir / "r.csv"));
+}
+
 TEST(Cli, PrintConfigIsTheEffectiveConfigAndRoundTrips) {
   temp_dir dir;
   { std::ofstream(dir / "base.json") << R"({"workload": {"threads": 5, "io_size": 8192}})"; }

@@ -1,10 +1,15 @@
 // The shared config schema in-process: defaults, strict parsing (unknown keys, wrong types,
 // ranges, duplicate keys) with key-path messages, the schema's bounds being the library's
-// constants, cross-key validation, capability checks and round trips.
+// constants, cross-key validation, capability checks, report path checks and round trips.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "bam/cache/cache_config.hpp"
@@ -461,6 +466,30 @@ TEST(Config, DuplicateKeysInFiles) {
       "storage.model(" + (dir / "model.json") + ").latency_us", {"duplicate key"});
 }
 
+TEST(Config, ReportPathsAreCheckedLeavingNoTrace) {
+  test::temp_dir dir;
+  report_config r;
+  r.json = dir / "r.json";
+  r.csv = dir / "r.csv";
+  EXPECT_NO_THROW(check_report_paths(r));
+  EXPECT_FALSE(std::filesystem::exists(r.json));  // created to try, removed again
+  EXPECT_FALSE(std::filesystem::exists(r.csv));
+  { std::ofstream(r.csv) << "kept\n"; }
+  EXPECT_NO_THROW(check_report_paths(r));
+  EXPECT_EQ(test::read_file(r.csv), "kept\n");  // an existing file is left as it was
+
+  report_config missing;
+  missing.json = dir / "no-such-dir/r.json";
+  expect_error([&] { check_report_paths(missing); }, "report.json",
+               {"cannot write '" + missing.json + "'", "No such file or directory"});
+  report_config is_dir;
+  is_dir.csv = dir.path().string();
+  expect_error([&] { check_report_paths(is_dir); }, "report.csv",
+               {"cannot write '" + is_dir.csv + "'", "Is a directory"});
+  EXPECT_NO_THROW(check_report_paths(report_config{}));  // "": no report
+}
+
+/// Runs `fn` in a child process, as user nobody when this one is root (root writes read-only
 /// files); its exit status, or 100 when the user cannot be changed.
 int run_unprivileged(const std::function<int()>& fn) {
   const pid_t pid = ::fork();
@@ -471,6 +500,43 @@ int run_unprivileged(const std::function<int()>& fn) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Config, ReadOnlyReportFileIsRefused) {
+  test::temp_dir dir;
+  namespace fs = std::filesystem;
+  fs::permissions(dir.path(), fs::perms::all);  // nobody may look inside
+  const std::string writable = dir / "w.json";
+  const std::string read_only = dir / "r.json";
+  { std::ofstream(writable) << "old\n"; }
+  { std::ofstream(read_only) << "old\n"; }
+  fs::permissions(writable, fs::perms::all);
+  fs::permissions(read_only,
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const int rc = run_unprivileged([&] {
+    report_config r;
+    r.json = writable;
+    try {
+      check_report_paths(r);
+    } catch (const config_error&) {
+      return 1;  // a writable file refused
+    }
+    r.json = read_only;
+    try {
+      check_report_paths(r);
+      return 2;  // a read-only file accepted
+    } catch (const config_error& e) {
+      const std::string what = e.what();
+      const bool named = e.key() == "report.json" &&
+                         what.find("cannot write '" + read_only + "'") != std::string::npos &&
+                         what.find("Permission denied") != std::string::npos;
+      return named ? 0 : 3;
+    }
+  });
+  if (rc == 100) GTEST_SKIP() << "cannot switch to an unprivileged user";
+  EXPECT_EQ(rc, 0) << "1: writable file refused, 2: read-only file accepted, 3: message";
+  EXPECT_EQ(test::read_file(read_only), "old\n");
+  EXPECT_EQ(test::read_file(writable), "old\n");
 }
 
 TEST(Config, SchemaMarkdownListsEveryKey) {

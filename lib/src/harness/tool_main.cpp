@@ -1,6 +1,6 @@
 // The shared main loop of the benchmark tools, as named steps: parse the command line, plan the
-// points (sweeps), run the points (backend reuse, ceilings once per io_size, repeats and their
-// median), then write the reports and give the exit status.
+// points (sweeps), check the report paths, run the points (backend reuse, ceilings once per
+// io_size, repeats and their median), then write the reports and give the exit status.
 #include "bam/harness/tool_main.hpp"
 
 #include <fmt/format.h>
@@ -401,6 +401,7 @@ int run_bench_tool(const tool_spec& spec, int argc, char** argv) {
   const tool_command cmd = parse_tool_command(spec, argc, argv);
   try {
     const std::vector<run_config> points = plan_points(spec, cmd);
+    check_report_paths(cmd.config.report);
     const sweep_result sweep = run_points(spec, cmd, points);
     const std::vector<report_inputs> ins = report_inputs_of(spec, points, sweep);
     if (write_reports(spec, cmd.config, ins, ins.size() > 1 || cmd.repeat > 1, cmd.text) != 0) {

@@ -56,6 +56,12 @@ void validate(const run_config& c);
 void validate_device_paths(const storage_config& s);
 /// Checks the config against what the opened backend reports.
 void validate_against(const run_config& c, const backend_caps& caps);
+/// Checks that report.json and report.csv can be written, so that a bad path is found before a
+/// run rather than after it: an existing file is opened for appending (and left as it was), a
+/// missing one is created and removed again. config_error naming the key and the path otherwise
+/// (a missing directory, a directory, a read-only file). Not part of validate(): it touches the
+/// file system, and --print-config must not.
+void check_report_paths(const report_config& r);
 
 /// One key of the schema.
 struct schema_entry {
