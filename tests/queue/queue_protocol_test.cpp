@@ -1,6 +1,7 @@
 // The BaM queue protocol alone, against a loopback controller that completes out of order:
 // every completion reaches the thread that submitted the command, exactly once, for any ring
 // size (non-powers of two, the 2-entry minimum), with doorbells coalesced.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -88,8 +89,7 @@ INSTANTIATE_TEST_SUITE_P(
                       protocol_case{64, 1000, 17, 400, 64}),
     [](const auto& param_info) {
       const protocol_case& p = param_info.param;
-      return "t" + std::to_string(p.threads) + "_sq" + std::to_string(p.sq_entries) + "_cq" +
-             std::to_string(p.cq_entries);
+      return fmt::format("t{}_sq{}_cq{}", p.threads, p.sq_entries, p.cq_entries);
     });
 
 TEST(QueuePair, RejectsImpossibleSizes) {
