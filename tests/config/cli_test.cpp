@@ -140,7 +140,23 @@ INSTANTIATE_TEST_SUITE_P(
             {"--set", "gpu.engine_warps_per_block=17"}, "gpu.engine_warps_per_block", "[0, 16]"},
         bad_input{{"--set", "gpu.engine_blocks=2000"}, "gpu.engine_blocks", "[0, 1024]"},
         bad_input{{"--set", "gpu.engine_blocks=-1"}, "gpu.engine_blocks", "[0, 1024]"},
-        bad_input{{"--set", "gpu.mapping=thread"}, "gpu.mapping", "unknown key, allowed"}));
+        bad_input{{"--set", "gpu.mapping=thread"}, "gpu.mapping", "unknown key, allowed"},
+        // Key-only rules are the schema's, for every tool.
+        bad_input{{"--set", "cache.line_size=131072"},
+                  "cache.line_size",
+                  "allowed powers of two in [512, 65536]"},
+        bad_input{{"--set", "cache.line_size=1536"}, "cache.line_size", "not a power of two"},
+        bad_input{with_uring({"--set", "uring.direct=true", "--io-size", "512"}),
+                  "workload.io_size", "uring.direct = true (O_DIRECT): allowed multiples of 4096"},
+        // A JSON value that names a key twice, given on the command line.
+        bad_input{{"--set", R"(storage.model={"latency_us": 3, "latency_us": 4})"},
+                  "storage.model.latency_us",
+                  "duplicate key"},
+        bad_input{{"--model", R"({"latency_us": 3, "latency_us": 4})"},
+                  "storage.model.latency_us",
+                  "duplicate key"},
+        bad_input{
+            {"--set", R"(queues={"depth": 64, "depth": 128})"}, "queues.depth", "duplicate key"}));
 
 TEST(Cli, ConfigFileErrorsNameTheKey) {
   temp_dir dir;
@@ -157,6 +173,67 @@ TEST(Cli, ConfigFileErrorsNameTheKey) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("--config:"), std::string::npos) << r.err;
   EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+}
+
+TEST(Cli, ConfigFileWithADuplicateKeyIsRefused) {
+  temp_dir dir;
+  { std::ofstream(dir / "dup.json") << R"({"queues": {"depth": 64, "depth": 128}})"; }
+  for (const char* flag : {"--print-config", "--verify"}) {
+    SCOPED_TRACE(flag);
+    const auto r =
+        run_tool(bench, {"--config", dir / "dup.json", flag, "--report", dir / "r.json"}, dir);
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("invalid configuration: queues.depth: duplicate key"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find(dir / "dup.json"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_FALSE(std::filesystem::exists(dir / "r.json"));
+  }
+}
+
+/// A uring run whose media file would be created by the backend: its absence shows that nothing
+/// ran.
+std::vector<std::string> uring_run(const temp_dir& dir, std::vector<std::string> more) {
+  std::vector<std::string> a = {"--backend",    "uring",
+                                "--set",        "storage.media.kind=file",
+                                "--media-path", dir / "media.dat",
+                                "--set",        "storage.media.size_bytes=1048576",
+                                "--set",        "uring.gpu_copy=off",
+                                "--ios",        "1000"};
+  a.insert(a.end(), more.begin(), more.end());
+  return a;
+}
+
+TEST(Cli, UnwritableReportPathsAreFoundBeforeTheRun) {
+  temp_dir dir;
+  const std::string missing = dir / "no-such-dir/r.json";
+  auto r = run_tool(bench, uring_run(dir, {"--report", missing, "--csv", dir / "r.csv"}), dir);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("invalid configuration: report.json: cannot write '" + missing + "'"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "media.dat")) << "the run started";
+  EXPECT_FALSE(std::filesystem::exists(dir / "r.csv"));
+  EXPECT_TRUE(r.out.empty()) << r.out;
+
+  // A directory as the CSV file; the existing JSON report is left as it was.
+  { std::ofstream(dir / "r.json") << "earlier report\n"; }
+  std::filesystem::create_directory(dir / "csv-dir");
+  r = run_tool(bench, uring_run(dir, {"--report", dir / "r.json", "--csv", dir / "csv-dir"}), dir);
+  EXPECT_EQ(r.rc, 2) << r.err;
+  EXPECT_NE(r.err.find("invalid configuration: report.csv: cannot write '" + (dir / "csv-dir") +
+                       "': Is a directory"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "media.dat")) << "the run started";
+  EXPECT_EQ(test::read_file(dir / "r.json"), "earlier report\n");
+
+  // The same run with writable paths runs and writes both.
+  r = run_tool(bench, uring_run(dir, {"--report", dir / "r.json", "--csv", dir / "r.csv"}), dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::exists(dir / "media.dat"));
+  EXPECT_EQ(json::parse(test::read_file(dir / "r.json"))["jobs"][0]["read"]["total_ios"], 1000u);
+  EXPECT_TRUE(std::filesystem::exists(dir / "r.csv"));
 }
 
 TEST(Cli, PrintConfigIsTheEffectiveConfigAndRoundTrips) {

@@ -1,10 +1,21 @@
 // The shared config schema in-process: defaults, strict parsing (unknown keys, wrong types,
-// ranges) with key-path messages, cross-key validation, capability checks and round trips.
+// ranges, duplicate keys) with key-path messages, the schema's bounds being the library's
+// constants, cross-key validation, capability checks, report path checks and round trips.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
 #include <string>
 
+#include "bam/cache/cache_config.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/queue/queue_state.hpp"
+#include "tool_runner.hpp"
 
 namespace bam {
 namespace {
@@ -233,9 +244,65 @@ TEST(Config, CrossKeyValidation) {
       "storage.media.path", {"required"});
   expect_error(
       [] {
-        parse_and_validate(json{{"cache", {{"line_size", 3000}}}});
+        parse_and_validate(
+            json{{"storage", {{"lba_size", 4096}}}, {"cache", {{"line_size", 2048}}}});
       },
-      "cache.line_size", {"power of two"});
+      "cache.line_size",
+      {"2048 is not a multiple of storage.lba_size (4096)", "powers of two in [4096, 65536]"});
+  EXPECT_NO_THROW(parse_and_validate(json{{"storage", {{"lba_size", 4096}}},
+                                          {"cache", {{"line_size", 4096}, {"capacity", 8192}}}}));
+  expect_error(
+      [] {
+        parse_and_validate(json{
+            {"storage", {{"backend", "uring"}, {"media", {{"kind", "file"}, {"path", "/tmp/m"}}}}},
+            {"uring", {{"direct", true}}},
+            {"workload", {{"io_size", 512}}}});
+      },
+      "workload.io_size", {"512 with uring.direct = true (O_DIRECT)", "multiples of 4096"});
+}
+
+TEST(Config, KeyOnlyRulesAreTheSchemas) {
+  // A power of two in [512, 65536] whatever the other keys say: parse_config refuses the rest.
+  expect_error(
+      [] {
+        parse_config(json{{"cache", {{"line_size", 3000}}}});
+      },
+      "cache.line_size", {"3000 is not a power of two", "allowed powers of two in [512, 65536]"});
+  expect_error(
+      [] {
+        parse_config(json{{"cache", {{"line_size", 131072}}}});
+      },
+      "cache.line_size", {"131072 is out of range", "allowed powers of two in [512, 65536]"});
+  expect_error(
+      [] {
+        parse_config(json{{"cache", {{"line_size", 256}}}});
+      },
+      "cache.line_size", {"256 is out of range"});
+  expect_error(
+      [] {
+        parse_config(json{{"cache", {{"line_size", 0}}}});
+      },
+      "cache.line_size", {"0 is not a power of two"});
+  EXPECT_EQ(parse_config(json{{"cache", {{"line_size", 65536}}}}).cache.line_size, 65536u);
+  expect_error(
+      [] {
+        parse_config(json{{"queues", {{"pairs_per_ssd", 65536}}}});
+      },
+      "queues.pairs_per_ssd", {"[1, 65535]"});
+}
+
+TEST(Config, SchemaBoundsAreTheLibrarysConstants) {
+  auto allowed = [](const std::string& key) {
+    for (const schema_entry& e : config_schema()) {
+      if (e.key == key) return e.allowed;
+    }
+    return std::string("(no such key)");
+  };
+  EXPECT_EQ(allowed("queues.depth"), fmt::format("[{}, {}]", min_queue_entries, max_queue_entries));
+  EXPECT_EQ(allowed("queues.pairs_per_ssd"), fmt::format("[1, {}]", max_io_queue_pairs));
+  EXPECT_EQ(allowed("cache.line_size"),
+            fmt::format("powers of two in [{}, {}]", min_line_bytes, max_line_bytes));
+  EXPECT_EQ(allowed("cache.capacity").rfind(fmt::format("[{}, ", min_line_bytes), 0), 0u);
 }
 
 TEST(Config, ModelFilesAreModels) {
@@ -352,6 +419,124 @@ TEST(Config, JsonPathsAndCliValues) {
   EXPECT_EQ(parse_cli_value("[\"a\"]"), json::array({"a"}));
   EXPECT_EQ(parse_cli_value("{\"latency_us\": 3}")["latency_us"], 3);
   EXPECT_THROW(set_json_path(j, "a..b", 1), config_error);
+}
+
+TEST(Config, DuplicateKeysAreRefusedNamingTheKey) {
+  expect_error([] { parse_json_unique_keys(R"({"queues": {"depth": 64, "depth": 128}})"); },
+               "queues.depth", {"duplicate key", "given twice"});
+  expect_error([] { parse_json_unique_keys(R"({"queues": {}, "workload": {}, "queues": {}})"); },
+               "queues", {"duplicate key"});
+  // Objects inside arrays are named by their index.
+  expect_error([] { parse_json_unique_keys(R"({"a": [{"x": 1}, 2, {"x": 1, "y": [], "x": 2}]})"); },
+               "a[2].x", {"duplicate key"});
+  // Under a prefix (a value given for a key on the command line), with where it came from.
+  expect_error(
+      [] {
+        parse_json_unique_keys(R"({"latency_us": 3, "latency_us": 4})", "storage.model",
+                               "in 'run.json'");
+      },
+      "storage.model.latency_us", {"duplicate key", "in 'run.json'"});
+  // The same key in different objects is no duplicate; the document is nlohmann's own.
+  const std::string ok =
+      R"({"queues": {"depth": 64}, "cache": {"depth": [1, {"depth": 2}]}, "x": [[{"a": 1}]]})";
+  EXPECT_EQ(parse_json_unique_keys(ok), json::parse(ok));
+  EXPECT_THROW(parse_json_unique_keys(R"({"queues": )"), json::parse_error);
+}
+
+TEST(Config, DuplicateKeysInCliValues) {
+  expect_error([] { parse_cli_value(R"({"latency_us": 3, "latency_us": 4})", "storage.model"); },
+               "storage.model.latency_us", {"duplicate key"});
+  EXPECT_EQ(parse_cli_value(R"({"latency_us": 3})", "storage.model"), json({{"latency_us", 3}}));
+  // Text that is not JSON stays a string.
+  EXPECT_EQ(parse_cli_value("{not json", "report.json"), json("{not json"));
+}
+
+TEST(Config, DuplicateKeysInFiles) {
+  test::temp_dir dir;
+  {
+    std::ofstream(dir / "dup.json") << R"({"queues": {"depth": 64, "depth": 128}})";
+    std::ofstream(dir / "model.json") << R"({"latency_us": 3, "latency_us": 4})";
+  }
+  expect_error([&] { load_config_file(dir / "dup.json"); }, "queues.depth",
+               {"duplicate key", dir / "dup.json"});
+  expect_error(
+      [&] {
+        parse_and_validate(json{{"storage", {{"model", dir / "model.json"}}}});
+      },
+      "storage.model(" + (dir / "model.json") + ").latency_us", {"duplicate key"});
+}
+
+TEST(Config, ReportPathsAreCheckedLeavingNoTrace) {
+  test::temp_dir dir;
+  report_config r;
+  r.json = dir / "r.json";
+  r.csv = dir / "r.csv";
+  EXPECT_NO_THROW(check_report_paths(r));
+  EXPECT_FALSE(std::filesystem::exists(r.json));  // created to try, removed again
+  EXPECT_FALSE(std::filesystem::exists(r.csv));
+  { std::ofstream(r.csv) << "kept\n"; }
+  EXPECT_NO_THROW(check_report_paths(r));
+  EXPECT_EQ(test::read_file(r.csv), "kept\n");  // an existing file is left as it was
+
+  report_config missing;
+  missing.json = dir / "no-such-dir/r.json";
+  expect_error([&] { check_report_paths(missing); }, "report.json",
+               {"cannot write '" + missing.json + "'", "No such file or directory"});
+  report_config is_dir;
+  is_dir.csv = dir.path().string();
+  expect_error([&] { check_report_paths(is_dir); }, "report.csv",
+               {"cannot write '" + is_dir.csv + "'", "Is a directory"});
+  EXPECT_NO_THROW(check_report_paths(report_config{}));  // "": no report
+}
+
+/// Runs `fn` in a child process, as user nobody when this one is root (root writes read-only
+/// files); its exit status, or 100 when the user cannot be changed.
+int run_unprivileged(const std::function<int()>& fn) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(100);
+    ::_exit(fn());
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(Config, ReadOnlyReportFileIsRefused) {
+  test::temp_dir dir;
+  namespace fs = std::filesystem;
+  fs::permissions(dir.path(), fs::perms::all);  // nobody may look inside
+  const std::string writable = dir / "w.json";
+  const std::string read_only = dir / "r.json";
+  { std::ofstream(writable) << "old\n"; }
+  { std::ofstream(read_only) << "old\n"; }
+  fs::permissions(writable, fs::perms::all);
+  fs::permissions(read_only,
+                  fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  const int rc = run_unprivileged([&] {
+    report_config r;
+    r.json = writable;
+    try {
+      check_report_paths(r);
+    } catch (const config_error&) {
+      return 1;  // a writable file refused
+    }
+    r.json = read_only;
+    try {
+      check_report_paths(r);
+      return 2;  // a read-only file accepted
+    } catch (const config_error& e) {
+      const std::string what = e.what();
+      const bool named = e.key() == "report.json" &&
+                         what.find("cannot write '" + read_only + "'") != std::string::npos &&
+                         what.find("Permission denied") != std::string::npos;
+      return named ? 0 : 3;
+    }
+  });
+  if (rc == 100) GTEST_SKIP() << "cannot switch to an unprivileged user";
+  EXPECT_EQ(rc, 0) << "1: writable file refused, 2: read-only file accepted, 3: message";
+  EXPECT_EQ(test::read_file(read_only), "old\n");
+  EXPECT_EQ(test::read_file(writable), "old\n");
 }
 
 TEST(Config, SchemaMarkdownListsEveryKey) {

@@ -60,11 +60,16 @@ class temp_dir {
 inline tool_output run_tool(const std::string& binary, const std::vector<std::string>& args,
                             const temp_dir& dir) {
   std::string cmd = shell_quote(binary);
-  for (const auto& a : args)
-    cmd += " " + shell_quote(a);
+  for (const auto& a : args) {
+    cmd += ' ';
+    cmd += shell_quote(a);
+  }
   const std::string out = dir / "stdout.txt";
   const std::string err = dir / "stderr.txt";
-  cmd += " >" + shell_quote(out) + " 2>" + shell_quote(err);
+  cmd += " >";
+  cmd += shell_quote(out);
+  cmd += " 2>";
+  cmd += shell_quote(err);
   const int status = std::system(cmd.c_str());
   tool_output r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -57,7 +57,7 @@ TEST(IoStream, MixedFollowsReadRatio) {
   workload_params p;
   p.io_size = 4096;
   p.dataset = 1 << 20;
-  p.op = 2;
+  p.op = io_op::mixed;
   p.read_ratio = 0.25;
   io_stream s(p, 0);
   int reads = 0;
@@ -65,7 +65,7 @@ TEST(IoStream, MixedFollowsReadRatio) {
     reads += s.next(i).read ? 1 : 0;
   EXPECT_GT(reads, 2200);
   EXPECT_LT(reads, 2800);
-  p.op = 1;
+  p.op = io_op::write;
   io_stream w(p, 0);
   for (std::uint64_t i = 0; i < 100; ++i)
     EXPECT_FALSE(w.next(i).read);

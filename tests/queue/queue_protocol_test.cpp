@@ -1,11 +1,14 @@
 // The BaM queue protocol alone, against a loopback controller that completes out of order:
 // every completion reaches the thread that submitted the command, exactly once, for any ring
 // size (non-powers of two, the 2-entry minimum), with doorbells coalesced.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <tuple>
 #include <vector>
@@ -86,20 +89,30 @@ INSTANTIATE_TEST_SUITE_P(
                       protocol_case{64, 1000, 17, 400, 64}),
     [](const auto& param_info) {
       const protocol_case& p = param_info.param;
-      return "t" + std::to_string(p.threads) + "_sq" + std::to_string(p.sq_entries) + "_cq" +
-             std::to_string(p.cq_entries);
+      return fmt::format("t{}_sq{}_cq{}", p.threads, p.sq_entries, p.cq_entries);
     });
 
 TEST(QueuePair, RejectsImpossibleSizes) {
   bam::test::loopback_controller ctrl(4, 4, 1, 1);
   bam::queue_pair_desc d = ctrl.desc();
   d.sq_entries = 1;
-  EXPECT_THROW(bam::queue_pair{d}, std::invalid_argument);
+  EXPECT_THROW(bam::queue_pair{d}, std::logic_error);
   d.sq_entries = 65537;
-  EXPECT_THROW(bam::queue_pair{d}, std::invalid_argument);
+  EXPECT_THROW(bam::queue_pair{d}, std::logic_error);
+  d = ctrl.desc();
+  d.cq_entries = 0;
+  try {
+    bam::queue_pair{d};
+    ADD_FAILURE() << "no precondition failure";
+  } catch (const std::logic_error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("queue_pair.cpp:"), std::string::npos) << what;
+    EXPECT_NE(what.find("precondition failed: n >= min_queue_entries"), std::string::npos) << what;
+    EXPECT_NE(what.find("cq_entries = 0 outside [2, 65536]"), std::string::npos) << what;
+  }
   d = ctrl.desc();
   d.cq_doorbell = nullptr;
-  EXPECT_THROW(bam::queue_pair{d}, std::invalid_argument);
+  EXPECT_THROW(bam::queue_pair{d}, std::logic_error);
 }
 
 TEST(QueuePair, SingleThreadRingsOneDoorbellPerCommand) {

@@ -4,6 +4,7 @@
 // writer; every read must return exactly the last stamp written to each of its blocks. Counts
 // prove nothing was lost or completed twice; a watchdog turns a hang into a failure with the
 // queues' state dumped.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,7 +79,7 @@ std::string describe(const stress_case& c) {
   std::string d;
   for (auto x : c.depths)
     d += std::to_string(x) + "_";
-  return "t" + std::to_string(c.threads) + "_qp" + std::to_string(c.queue_pairs) + "_d" + d;
+  return fmt::format("t{}_qp{}_d{}", c.threads, c.queue_pairs, d);
 }
 
 class HostEngineStress : public ::testing::TestWithParam<stress_case> {};

@@ -67,7 +67,9 @@ std::string available_backends() {
   std::string out;
   for (backend_kind k : {backend_kind::emulated, backend_kind::nvme, backend_kind::host,
                          backend_kind::uring, backend_kind::zerocopy, backend_kind::cufile}) {
-    if (make_backend(k)) out += (out.empty() ? "" : "|") + std::string(to_string(k));
+    if (!make_backend(k)) continue;
+    if (!out.empty()) out += '|';
+    out += to_string(k);
   }
   return out;
 }

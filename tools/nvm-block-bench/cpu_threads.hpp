@@ -79,7 +79,7 @@ inline workload_params workload_params_of(const run_config& c, std::uint32_t ssd
   p.io_size = w.io_size;
   p.dataset = c.dataset();
   p.sequential = w.pattern == io_pattern::sequential;
-  p.op = w.op == io_op::read ? 0 : w.op == io_op::write ? 1 : 2;
+  p.op = w.op;
   p.read_ratio = w.read_ratio;
   p.seed = w.seed;
   return p;

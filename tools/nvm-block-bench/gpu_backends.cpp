@@ -83,7 +83,7 @@ gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& 
   p.w.ssd_count = c.storage.ssd_count;
   p.w.dataset = c.dataset();
   p.w.sequential = c.workload.pattern == io_pattern::sequential;
-  p.w.op = static_cast<int>(c.workload.op);
+  p.w.op = c.workload.op;
   p.w.read_ratio = c.workload.read_ratio;
   p.w.seed = c.workload.seed;
   p.ios = c.workload.ios;

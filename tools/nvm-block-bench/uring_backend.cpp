@@ -71,11 +71,7 @@ void uring_backend::open(const run_config& c) {
                        "auto|off");
   }
   gpu_copy_ = c.uring.gpu_copy == "on" || (c.uring.gpu_copy == "auto" && gpu);
-  if (c.uring.direct && (c.workload.io_size % 4096 != 0)) {
-    throw config_error(
-        "workload.io_size",
-        fmt::format("{} with uring.direct: O_DIRECT needs multiples of 4096", c.workload.io_size));
-  }
+  // uring.direct's io_size rule (multiples of 4096) is validate()'s.
   if (!c.uring.direct) warm_page_cache(fd_, c.dataset());
 }
 

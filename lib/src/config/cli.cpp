@@ -63,7 +63,7 @@ config_cli::config_cli(CLI::App& app)
   for (friendly& f : flags_) {
     if (f.key == "storage.model") {
       f.value = [this] {
-        return !model_.empty() && model_.front() == '{' ? parse_cli_value(model_)
+        return !model_.empty() && model_.front() == '{' ? parse_cli_value(model_, "storage.model")
                                                         : nlohmann::json(model_);
       };
     }
@@ -93,8 +93,9 @@ run_config config_cli::resolve() const {
       throw config_error("--set",
                          fmt::format("'{}' is not KEY=VALUE (e.g. workload.threads=8)", s));
     }
+    const std::string key = s.substr(0, eq);
     nlohmann::json one = nlohmann::json::object();
-    set_json_path(one, s.substr(0, eq), parse_cli_value(std::string_view(s).substr(eq + 1)));
+    set_json_path(one, key, parse_cli_value(std::string_view(s).substr(eq + 1), key));
     c = parse_config(one, c);
   }
   validate(c);

@@ -76,7 +76,7 @@ run_config load_config_file(const std::string& path, const run_config& base) {
   if (!in) throw config_error("--config", fmt::format("cannot read '{}'", path));
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = parse_json_unique_keys(in, "", fmt::format("in '{}'", path));
   } catch (const nlohmann::json::parse_error& e) {
     throw config_error("--config", fmt::format("'{}' is not valid JSON: {}", path, e.what()));
   }
@@ -137,10 +137,12 @@ void set_json_path(nlohmann::json& j, std::string_view path, nlohmann::json valu
   }
 }
 
-nlohmann::json parse_cli_value(std::string_view text) {
-  nlohmann::json v = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
-  if (v.is_discarded()) return nlohmann::json(std::string(text));
-  return v;
+nlohmann::json parse_cli_value(std::string_view text, const std::string& key) {
+  try {
+    return parse_json_unique_keys(text, key);
+  } catch (const nlohmann::json::parse_error&) {
+    return nlohmann::json(std::string(text));
+  }
 }
 
 }  // namespace bam

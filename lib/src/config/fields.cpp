@@ -4,11 +4,14 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <bit>
 #include <limits>
 #include <string_view>
 #include <utility>
 
+#include "bam/cache/cache_config.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/queue/queue_state.hpp"
 
 namespace bam {
 
@@ -68,9 +71,38 @@ std::string type_name(const nlohmann::json& v) {
   throw config_error(key, fmt::format("expected {}, got {}", expected, type_name(v)));
 }
 
+/// `v` as an unsigned integer in [lo, hi]; config_error naming `key` and `allowed` otherwise.
+std::uint64_t uint_in_range(const std::string& key, const nlohmann::json& v, std::uint64_t lo,
+                            std::uint64_t hi, const std::string& allowed) {
+  if (!v.is_number_integer()) wrong_type(key, "an unsigned integer", v);
+  if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) {
+    throw config_error(key, fmt::format("{} is out of range, allowed {}", v.dump(), allowed));
+  }
+  const auto x = v.get<std::uint64_t>();
+  if (x < lo || x > hi) {
+    throw config_error(key, fmt::format("{} is out of range, allowed {}", x, allowed));
+  }
+  return x;
+}
+
 template <class T>
 field uint_field(std::string key, T& ref, std::uint64_t lo, std::uint64_t hi, std::string doc) {
   std::string allowed = fmt::format("[{}, {}]", lo, hi);
+  return field{key,
+               "uint",
+               allowed,
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key, lo, hi, allowed](const nlohmann::json& v) {
+                 ref = static_cast<T>(uint_in_range(key, v, lo, hi, allowed));
+               }};
+}
+
+/// An unsigned integer that is a power of two in [lo, hi].
+template <class T>
+field pow2_uint_field(std::string key, T& ref, std::uint64_t lo, std::uint64_t hi,
+                      std::string doc) {
+  std::string allowed = fmt::format("powers of two in [{}, {}]", lo, hi);
   return field{
       key,
       "uint",
@@ -78,12 +110,11 @@ field uint_field(std::string key, T& ref, std::uint64_t lo, std::uint64_t hi, st
       std::move(doc),
       [&ref] { return nlohmann::json(ref); },
       [&ref, key, lo, hi, allowed](const nlohmann::json& v) {
-        if (!v.is_number_integer()) wrong_type(key, "an unsigned integer", v);
-        if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) {
-          throw config_error(key, fmt::format("{} is out of range, allowed {}", v.dump(), allowed));
+        const std::uint64_t x = uint_in_range(key, v, 0, hi, allowed);
+        if (!std::has_single_bit(x)) {
+          throw config_error(key, fmt::format("{} is not a power of two, allowed {}", x, allowed));
         }
-        const auto x = v.get<std::uint64_t>();
-        if (x < lo || x > hi) {
+        if (x < lo) {
           throw config_error(key, fmt::format("{} is out of range, allowed {}", x, allowed));
         }
         ref = static_cast<T>(x);
@@ -282,13 +313,13 @@ std::vector<field> fields_of(run_config& c) {
       "storage.nvme_ordering_read", s.nvme_ordering_read, {"auto", "on", "off"},
       "nvme GPU path: coalesced extra NVMe read after a completion so the data the controller "
       "wrote to GPU memory is visible (BaM paper 4.4); auto: on for backend=nvme"));
-  f.push_back(uint_field("queues.pairs_per_ssd", c.queues.pairs_per_ssd, 1, 65535,
+  f.push_back(uint_field("queues.pairs_per_ssd", c.queues.pairs_per_ssd, 1, max_io_queue_pairs,
                          "I/O queue pairs per SSD"));
-  f.push_back(uint_field("queues.depth", c.queues.depth, 2, 65536,
+  f.push_back(uint_field("queues.depth", c.queues.depth, min_queue_entries, max_queue_entries,
                          "entries per submission/completion queue"));
-  f.push_back(uint_field("cache.line_size", c.cache.line_size, 512, std::uint64_t{1} << 30,
-                         "cache line size in bytes (a power of two)"));
-  f.push_back(uint_field("cache.capacity", c.cache.capacity, 512, max_bytes,
+  f.push_back(pow2_uint_field("cache.line_size", c.cache.line_size, min_line_bytes, max_line_bytes,
+                              "cache line size in bytes, a multiple of storage.lba_size"));
+  f.push_back(uint_field("cache.capacity", c.cache.capacity, min_line_bytes, max_bytes,
                          "cache capacity in bytes (a multiple of line_size)"));
   f.push_back(
       uint_field("workload.threads", w.threads, 1, 1u << 25,

@@ -138,7 +138,7 @@ ssd_model load_ssd_model_file(const std::string& path) {
   if (!in) throw config_error("storage.model", fmt::format("cannot read model file '{}'", path));
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = parse_json_unique_keys(in, "storage.model(" + path + ")");
   } catch (const nlohmann::json::exception& e) {
     throw config_error("storage.model", fmt::format("model file '{}': {}", path, e.what()));
   }

@@ -1,9 +1,9 @@
 // Cross-key validation of run_config, and validation against a backend's capabilities.
 #include <fmt/format.h>
 
-#include <bit>
-
+#include "bam/cache/cache_config.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/queue/queue_state.hpp"
 
 namespace bam {
 namespace {
@@ -60,6 +60,12 @@ void validate(const run_config& c) {
         throw config_error("workload.op", fmt::format("\"{}\" is not allowed with backend "
                                                       "\"uring\", allowed read",
                                                       to_string(c.workload.op)));
+      }
+      if (c.uring.direct && w.io_size % 4096 != 0) {
+        throw config_error("workload.io_size",
+                           fmt::format("{} with uring.direct = true (O_DIRECT): allowed "
+                                       "multiples of 4096",
+                                       w.io_size));
       }
       break;
     case backend_kind::cufile:
@@ -129,11 +135,11 @@ void validate(const run_config& c) {
                        "0 with workload.duration_s = 0 would never stop, allowed: ios >= 1 or "
                        "duration_s > 0");
   }
-  if (!std::has_single_bit(c.cache.line_size)) {
+  if (c.cache.line_size % lba != 0) {
     throw config_error("cache.line_size",
-                       fmt::format("{} is not a power of two, allowed powers of two in [512, "
-                                   "1073741824]",
-                                   c.cache.line_size));
+                       fmt::format("{} is not a multiple of storage.lba_size ({}), allowed "
+                                   "powers of two in [{}, {}]",
+                                   c.cache.line_size, lba, lba, max_line_bytes));
   }
   if (c.cache.capacity % c.cache.line_size != 0) {
     throw config_error("cache.capacity",
@@ -153,8 +159,9 @@ void validate_against(const run_config& c, const backend_caps& caps) {
   if (caps.max_queue_entries != 0 && c.queues.depth > caps.max_queue_entries) {
     throw config_error("queues.depth",
                        fmt::format("{} is above the controller's maximum queue size {} (CAP.MQES "
-                                   "+ 1), allowed [2, {}]",
-                                   c.queues.depth, caps.max_queue_entries, caps.max_queue_entries));
+                                   "+ 1), allowed [{}, {}]",
+                                   c.queues.depth, caps.max_queue_entries, min_queue_entries,
+                                   caps.max_queue_entries));
   }
   if (caps.max_pairs_per_ssd != 0 && c.queues.pairs_per_ssd > caps.max_pairs_per_ssd) {
     throw config_error(

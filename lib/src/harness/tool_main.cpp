@@ -1,4 +1,6 @@
-// The shared main loop of the benchmark tools: sweeps, repeats, backends, progress, reports.
+// The shared main loop of the benchmark tools, as named steps: parse the command line, plan the
+// points (sweeps), check the report paths, run the points (backend reuse, ceilings once per
+// io_size, repeats and their median), then write the reports and give the exit status.
 #include "bam/harness/tool_main.hpp"
 
 #include <fmt/format.h>
@@ -9,6 +11,7 @@
 #include <condition_variable>
 #include <iostream>
 #include <mutex>
+#include <stdexcept>
 #include <string_view>
 #include <thread>
 
@@ -61,9 +64,239 @@ class progress_line {
   std::thread thread_;
 };
 
+/// The command line of a benchmark tool, parsed.
+struct tool_command {
+  run_config config;                ///< the effective config (before the sweeps)
+  std::vector<std::string> sweeps;  ///< --sweep KEY=V1,V2,...
+  std::uint32_t repeat = 1;         ///< --repeat N
+  bool verify = false;              ///< --verify
+  std::string text;                 ///< the command line as typed (bamkit.command)
+};
+
+std::string joined(int argc, char** argv) {
+  std::string out;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) out += ' ';
+    out += argv[i];
+  }
+  return out;
+}
+
+/// The shared options plus --verify, --sweep and --repeat, parsed. Exits as parse_command_line
+/// does: on --help, --print-config, --print-schema and rejected command lines.
+tool_command parse_tool_command(const tool_spec& spec, int argc, char** argv) {
+  CLI::App app{spec.description, spec.name};
+  config_cli cli(app);
+  tool_command cmd;
+  app.add_flag("--verify", cmd.verify, spec.verify_help);
+  app.add_option("--sweep", cmd.sweeps,
+                 "run one job per value: --sweep KEY=V1,V2,... (repeatable: the cartesian "
+                 "product, first --sweep outermost); one report with a job per point, one CSV "
+                 "row per point; the backend is reused while only workload keys change")
+      ->type_name("KEY=V1,V2")
+      ->take_all();
+  app.add_option("--repeat", cmd.repeat,
+                 "runs per point; the job is the run with the median rate, bamkit.repeat and the "
+                 "CSV give min/max over the runs")
+      ->check(CLI::Range(1u, 1000u))
+      ->capture_default_str();
+  cmd.config = parse_command_line(app, cli, argc, argv);
+  cmd.text = joined(argc, argv);
+  return cmd;
+}
+
+/// The points to run: the sweeps over the config, each validated, also by the tool's own
+/// checks. Throws config_error.
+std::vector<run_config> plan_points(const tool_spec& spec, const tool_command& cmd) {
+  std::vector<run_config> points = expand_sweeps(cmd.config, parse_sweeps(cmd.sweeps));
+  if (spec.validate) {
+    for (const run_config& p : points)
+      spec.validate(p);
+  }
+  return points;
+}
+
+/// A backend that failed to open for a reason other than its configuration (exit status 1).
+class backend_open_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Whether two points can share one opened backend (only workload-like keys differ).
 bool same_backend(const run_config& a, const run_config& b) {
   return a.storage == b.storage && a.queues == b.queues && a.uring == b.uring && a.cache == b.cache;
+}
+
+/// The opened backend, reused while consecutive points can share it.
+class backend_slot {
+ public:
+  explicit backend_slot(const tool_spec& spec) : spec_(spec) {}
+
+  /// The backend for point `c` (opened now unless the current one fits `c`), with `c` checked
+  /// against its capabilities. Throws config_error (no such backend in this build, a config it
+  /// refuses) or backend_open_error.
+  backend& for_point(const run_config& c) {
+    if (!backend_ || !same_backend(*opened_for_, c)) open(c);
+    validate_against(c, backend_->capabilities());
+    return *backend_;
+  }
+  /// How many backends it has opened (which one the last for_point() gave).
+  std::uint64_t opens() const { return opens_; }
+
+ private:
+  void open(const run_config& c) {
+    backend_.reset();
+    backend_ = spec_.make_backend(c.storage.backend);
+    if (!backend_) {
+      throw config_error(
+          "storage.backend",
+          fmt::format("\"{}\" is not available in this build{}, allowed {}",
+                      to_string(c.storage.backend),
+                      spec_.unavailable_reason ? spec_.unavailable_reason(c.storage.backend) : "",
+                      spec_.available_backends()));
+    }
+    try {
+      backend_->open(c);
+    } catch (const config_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw backend_open_error(e.what());
+    }
+    opened_for_ = &c;
+    ++opens_;
+  }
+
+  const tool_spec& spec_;
+  std::unique_ptr<backend> backend_;
+  const run_config* opened_for_ = nullptr;
+  std::uint64_t opens_ = 0;
+};
+
+/// The machine's ceilings (bamkit.ceilings), measured once per opened backend and io_size.
+class ceilings_cache {
+ public:
+  /// The ceilings point `c` is reported with, on the slot's current backend: null unless
+  /// report.measure_ceilings.
+  nlohmann::json for_point(const backend_slot& slot, backend& be, const run_config& c) {
+    if (!c.report.measure_ceilings) return nullptr;
+    if (opens_ != slot.opens() || io_size_ != c.workload.io_size) {
+      ceilings_ = be.measure_ceilings(c);
+      opens_ = slot.opens();
+      io_size_ = c.workload.io_size;
+    }
+    return ceilings_;
+  }
+
+ private:
+  std::uint64_t opens_ = 0;  ///< the backend they were measured on (backend_slot::opens)
+  std::uint64_t io_size_ = 0;
+  nlohmann::json ceilings_;
+};
+
+/// What one point gave: the run it is reported with, and the ceilings.
+struct point_result {
+  run_result result;
+  std::vector<double> repeat_iops;  ///< each run's rate, when it ran more than once
+  nlohmann::json ceilings;
+};
+
+/// The run with the median rate (the lower middle one of an even count).
+run_result median_run(std::vector<run_result> runs) {
+  std::vector<std::size_t> order(runs.size());
+  for (std::size_t k = 0; k < order.size(); ++k)
+    order[k] = k;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t x, std::size_t y) { return runs[x].iops() < runs[y].iops(); });
+  return std::move(runs[order[(order.size() - 1) / 2]]);
+}
+
+/// Runs point `c` `repeat` times (stopping at a failed run), with a progress line, and keeps the
+/// median run.
+void run_repeats(const tool_spec& spec, backend& be, const run_config& c, const tool_command& cmd,
+                 point_result& out) {
+  std::vector<run_result> runs;
+  for (std::uint32_t r = 0; r < cmd.repeat; ++r) {
+    std::atomic<std::uint64_t> done{0};
+    run_hooks hooks{&done, cmd.verify};
+    progress_line progress(spec, done, spec.progress_total ? spec.progress_total(c) : 0);
+    runs.push_back(be.run(c, hooks));
+    if (!runs.back().error.empty()) break;
+  }
+  if (runs.size() > 1) {
+    for (const auto& r : runs)
+      out.repeat_iops.push_back(r.iops());
+    out.result = median_run(std::move(runs));
+  } else {
+    out.result = std::move(runs.front());
+  }
+}
+
+/// Measures one point: its ceilings and its runs. A failure other than a config_error is the
+/// point's error (the sweep goes on).
+point_result measure_point(const tool_spec& spec, const backend_slot& slot, backend& be,
+                           ceilings_cache& ceilings, const run_config& c, const tool_command& cmd) {
+  point_result out;
+  try {
+    out.ceilings = ceilings.for_point(slot, be, c);
+    run_repeats(spec, be, c, cmd, out);
+  } catch (const config_error&) {
+    throw;
+  } catch (const std::exception& e) {
+    out.result.error = e.what();
+  }
+  return out;
+}
+
+/// What the whole sweep gave.
+struct sweep_result {
+  std::vector<point_result> points;
+  machine_info machine;
+};
+
+/// Runs every point in order on its backend; the machine is described once, before the first
+/// run. Throws config_error or backend_open_error for what stops the sweep.
+sweep_result run_points(const tool_spec& spec, const tool_command& cmd,
+                        const std::vector<run_config>& points) {
+  sweep_result out;
+  backend_slot slot(spec);
+  ceilings_cache ceilings;
+  bool described = false;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const run_config& c = points[i];
+    backend& be = slot.for_point(c);
+    if (!described) {
+      out.machine = collect_machine_info(spec.query_gpu ? spec.query_gpu() : gpu_info{});
+      described = true;
+    }
+    out.points.push_back(measure_point(spec, slot, be, ceilings, c, cmd));
+    const run_result& r = out.points.back().result;
+    if (points.size() > 1) {
+      fmt::print(stderr, "{}: point {}/{} done: {:.0f} {}/s{}\n", spec.name, i + 1, points.size(),
+                 r.iops(), spec.unit, r.error.empty() ? "" : " (failed)");
+    }
+  }
+  return out;
+}
+
+/// The report inputs of every point, decorated by the tool.
+std::vector<report_inputs> report_inputs_of(const tool_spec& spec,
+                                            const std::vector<run_config>& points,
+                                            const sweep_result& sweep) {
+  std::vector<report_inputs> ins;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const point_result& p = sweep.points[i];
+    report_inputs in;
+    in.tool = spec.name;
+    in.config = &points[i];
+    in.result = &p.result;
+    in.machine = &sweep.machine;
+    in.ceilings = p.ceilings;
+    in.repeats = static_cast<std::uint32_t>(std::max<std::size_t>(1, p.repeat_iops.size()));
+    in.repeat_iops = p.repeat_iops;
+    if (spec.decorate) spec.decorate(in);
+    ins.push_back(std::move(in));
+  }
+  return ins;
 }
 
 /// Writes the reports of every point (stdout formats of `cfg`, report.json, report.csv).
@@ -106,6 +339,17 @@ int write_reports(const tool_spec& spec, const run_config& cfg,
   return 0;
 }
 
+/// 0, or 1 after naming every failed run.
+int exit_status(const tool_spec& spec, const sweep_result& sweep) {
+  bool failed = false;
+  for (const point_result& p : sweep.points) {
+    if (p.result.error.empty()) continue;
+    fmt::print(stderr, "{}: run failed: {}\n", spec.name, p.result.error);
+    failed = true;
+  }
+  return failed ? 1 : 0;
+}
+
 }  // namespace
 
 std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs) {
@@ -126,7 +370,7 @@ std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs) {
     std::string_view rest = std::string_view(s).substr(eq + 1);
     while (true) {
       const auto comma = rest.find(',');
-      a.values.push_back(parse_cli_value(rest.substr(0, comma)));
+      a.values.push_back(parse_cli_value(rest.substr(0, comma), a.key));
       if (comma == std::string_view::npos) break;
       rest = rest.substr(comma + 1);
     }
@@ -154,151 +398,23 @@ std::vector<run_config> expand_sweeps(const run_config& base, const std::vector<
 }
 
 int run_bench_tool(const tool_spec& spec, int argc, char** argv) {
-  CLI::App app{spec.description, spec.name};
-  config_cli cli(app);
-  bool verify = false;
-  app.add_flag("--verify", verify, spec.verify_help);
-  std::vector<std::string> sweep_specs;
-  app.add_option("--sweep", sweep_specs,
-                 "run one job per value: --sweep KEY=V1,V2,... (repeatable: the cartesian "
-                 "product, first --sweep outermost); one report with a job per point, one CSV "
-                 "row per point; the backend is reused while only workload keys change")
-      ->type_name("KEY=V1,V2")
-      ->take_all();
-  std::uint32_t repeat = 1;
-  app.add_option("--repeat", repeat,
-                 "runs per point; the job is the run with the median rate, bamkit.repeat and the "
-                 "CSV give min/max over the runs")
-      ->check(CLI::Range(1u, 1000u))
-      ->capture_default_str();
-  const run_config cfg = parse_command_line(app, cli, argc, argv);
-  const std::string& name = spec.name;
-
-  std::vector<run_config> points;
+  const tool_command cmd = parse_tool_command(spec, argc, argv);
   try {
-    points = expand_sweeps(cfg, parse_sweeps(sweep_specs));
-    if (spec.validate) {
-      for (const run_config& p : points)
-        spec.validate(p);
+    const std::vector<run_config> points = plan_points(spec, cmd);
+    check_report_paths(cmd.config.report);
+    const sweep_result sweep = run_points(spec, cmd, points);
+    const std::vector<report_inputs> ins = report_inputs_of(spec, points, sweep);
+    if (write_reports(spec, cmd.config, ins, ins.size() > 1 || cmd.repeat > 1, cmd.text) != 0) {
+      return 1;
     }
+    return exit_status(spec, sweep);
   } catch (const config_error& e) {
-    fmt::print(stderr, "{}: invalid configuration: {}\n", name, e.what());
+    fmt::print(stderr, "{}: invalid configuration: {}\n", spec.name, e.what());
     return config_error_exit;
-  }
-
-  gpu_info gpu;
-  bool have_machine = false;
-  machine_info machine;
-  std::unique_ptr<backend> be;
-  const run_config* opened_for = nullptr;
-  std::uint64_t ceilings_io_size = 0;
-  nlohmann::json ceilings;
-  std::vector<run_result> results(points.size());
-  std::vector<std::vector<double>> repeat_iops(points.size());
-  std::vector<nlohmann::json> point_ceilings(points.size());
-  bool failed = false;
-
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const run_config& c = points[i];
-    if (!be || !same_backend(*opened_for, c)) {
-      be.reset();
-      be = spec.make_backend(c.storage.backend);
-      if (!be) {
-        fmt::print(stderr,
-                   "{}: invalid configuration: storage.backend: \"{}\" is not available in this "
-                   "build{}, allowed {}\n",
-                   name, to_string(c.storage.backend),
-                   spec.unavailable_reason ? spec.unavailable_reason(c.storage.backend) : "",
-                   spec.available_backends());
-        return config_error_exit;
-      }
-      try {
-        be->open(c);
-      } catch (const config_error& e) {
-        fmt::print(stderr, "{}: invalid configuration: {}\n", name, e.what());
-        return config_error_exit;
-      } catch (const std::exception& e) {
-        fmt::print(stderr, "{}: cannot open backend: {}\n", name, e.what());
-        return 1;
-      }
-      opened_for = &c;
-      ceilings_io_size = 0;
-    }
-    try {
-      validate_against(c, be->capabilities());
-    } catch (const config_error& e) {
-      fmt::print(stderr, "{}: invalid configuration: {}\n", name, e.what());
-      return config_error_exit;
-    }
-    if (!have_machine) {
-      if (spec.query_gpu) gpu = spec.query_gpu();
-      machine = collect_machine_info(gpu);
-      have_machine = true;
-    }
-    run_result& result = results[i];
-    try {
-      if (c.report.measure_ceilings && ceilings_io_size != c.workload.io_size) {
-        ceilings = be->measure_ceilings(c);
-        ceilings_io_size = c.workload.io_size;
-      }
-      point_ceilings[i] = c.report.measure_ceilings ? ceilings : nlohmann::json(nullptr);
-      std::vector<run_result> runs;
-      for (std::uint32_t r = 0; r < repeat; ++r) {
-        std::atomic<std::uint64_t> done{0};
-        run_hooks hooks{&done, verify};
-        progress_line progress(spec, done, spec.progress_total ? spec.progress_total(c) : 0);
-        runs.push_back(be->run(c, hooks));
-        if (!runs.back().error.empty()) break;
-      }
-      if (runs.size() > 1) {
-        for (const auto& r : runs)
-          repeat_iops[i].push_back(r.iops());
-        std::vector<std::size_t> order(runs.size());
-        for (std::size_t k = 0; k < order.size(); ++k)
-          order[k] = k;
-        std::sort(order.begin(), order.end(),
-                  [&](std::size_t x, std::size_t y) { return runs[x].iops() < runs[y].iops(); });
-        result = std::move(runs[order[(order.size() - 1) / 2]]);
-      } else {
-        result = std::move(runs.front());
-      }
-    } catch (const config_error& e) {
-      fmt::print(stderr, "{}: invalid configuration: {}\n", name, e.what());
-      return config_error_exit;
-    } catch (const std::exception& e) {
-      result.error = e.what();
-    }
-    if (!result.error.empty()) failed = true;
-    if (points.size() > 1) {
-      fmt::print(stderr, "{}: point {}/{} done: {:.0f} {}/s{}\n", name, i + 1, points.size(),
-                 result.iops(), spec.unit, result.error.empty() ? "" : " (failed)");
-    }
-  }
-
-  std::vector<report_inputs> ins;
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    report_inputs in;
-    in.tool = name;
-    in.config = &points[i];
-    in.result = &results[i];
-    in.machine = &machine;
-    in.ceilings = point_ceilings[i];
-    in.repeats = static_cast<std::uint32_t>(std::max<std::size_t>(1, repeat_iops[i].size()));
-    in.repeat_iops = repeat_iops[i];
-    if (spec.decorate) spec.decorate(in);
-    ins.push_back(std::move(in));
-  }
-  std::string command;
-  for (int i = 0; i < argc; ++i)
-    command += (i ? " " : "") + std::string(argv[i]);
-  if (write_reports(spec, cfg, ins, ins.size() > 1 || repeat > 1, command) != 0) return 1;
-  if (failed) {
-    for (const auto& r : results) {
-      if (!r.error.empty()) fmt::print(stderr, "{}: run failed: {}\n", name, r.error);
-    }
+  } catch (const backend_open_error& e) {
+    fmt::print(stderr, "{}: cannot open backend: {}\n", spec.name, e.what());
     return 1;
   }
-  return 0;
 }
 
 }  // namespace bam

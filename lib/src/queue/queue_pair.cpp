@@ -6,7 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
-#include <stdexcept>
+
+#include "bam/detail/expects.hpp"
 
 namespace bam {
 
@@ -15,16 +16,18 @@ void queue_pair::free_aligned::operator()(void* p) const noexcept {
 }
 
 queue_pair::queue_pair(const queue_pair_desc& desc) {
-  auto check_size = [](const char* what, std::uint32_t n) {
-    if (n < min_queue_entries || n > max_queue_entries)
-      throw std::invalid_argument(fmt::format("queue_pair: {} = {} outside [{}, {}]", what, n,
-                                              min_queue_entries, max_queue_entries));
+  // The sizes come from a controller that accepted them (queues.depth: the schema's range,
+  // checked against CAP.MQES before any queue is created).
+  auto expect_size = [](const char* what, std::uint32_t n) {
+    BAM_EXPECTS(n >= min_queue_entries && n <= max_queue_entries,
+                fmt::format("queue_pair: {} = {} outside [{}, {}]", what, n, min_queue_entries,
+                            max_queue_entries));
   };
-  check_size("sq_entries", desc.sq_entries);
-  check_size("cq_entries", desc.cq_entries);
-  if (desc.sq == nullptr || desc.cq == nullptr || desc.sq_doorbell == nullptr ||
-      desc.cq_doorbell == nullptr)
-    throw std::invalid_argument("queue_pair: rings and doorbells must be given");
+  expect_size("sq_entries", desc.sq_entries);
+  expect_size("cq_entries", desc.cq_entries);
+  BAM_EXPECTS(desc.sq != nullptr && desc.cq != nullptr && desc.sq_doorbell != nullptr &&
+                  desc.cq_doorbell != nullptr,
+              "queue_pair: rings and doorbells must be given");
 
   const queue_state_layout layout(desc.sq_entries, desc.cq_entries);
   void* block = std::aligned_alloc(128, layout.bytes);

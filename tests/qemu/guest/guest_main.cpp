@@ -432,8 +432,10 @@ void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen,
   }
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::string list;
-  for (std::uint32_t d : depths)
-    list += (list.empty() ? "" : ",") + std::to_string(d);
+  for (std::uint32_t d : depths) {
+    if (!list.empty()) list += ',';
+    list += std::to_string(d);
+  }
   if (list.size() > 60) list = list.substr(0, 28) + "..." + list.substr(list.size() - 28);
   std::printf("depth sweep %s: %zu depths (%s), %llu commands in %.2f s\n", c.path().c_str(),
               depths.size(), list.c_str(), static_cast<unsigned long long>(commands), s);

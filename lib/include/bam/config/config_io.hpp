@@ -4,6 +4,7 @@
 // ranges) for --help and docs/config.md.
 #pragma once
 #include <cstdint>
+#include <iosfwd>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -59,6 +60,12 @@ void validate(const run_config& c);
 void validate_device_paths(const storage_config& s);
 /// Checks the config against what the opened backend reports.
 void validate_against(const run_config& c, const backend_caps& caps);
+/// Checks that report.json and report.csv can be written, so that a bad path is found before a
+/// run rather than after it: an existing file is opened for appending (and left as it was), a
+/// missing one is created and removed again. config_error naming the key and the path otherwise
+/// (a missing directory, a directory, a read-only file). Not part of validate(): it touches the
+/// file system, and --print-config must not.
+void check_report_paths(const report_config& r);
 
 /// One key of the schema.
 struct schema_entry {
@@ -75,7 +82,17 @@ std::string schema_markdown();
 /// Sets `value` at dotted `path` in `j`, creating objects on the way.
 void set_json_path(nlohmann::json& j, std::string_view path, nlohmann::json value);
 /// A command-line value: JSON when it parses as JSON (numbers, true, [..], {..}, "..."), else the
-/// text as a string.
-nlohmann::json parse_cli_value(std::string_view text);
+/// text as a string. An object that names a key twice throws config_error naming it under `key`
+/// (e.g. "storage.model.latency_us").
+nlohmann::json parse_cli_value(std::string_view text, const std::string& key = {});
+
+/// Parses JSON like nlohmann::json::parse, but refuses an object that names a key twice (which
+/// nlohmann would take silently, keeping the last): config_error naming the key's dotted path
+/// under `prefix` (e.g. "queues.depth"), its message ending with `where` (e.g. "in 'run.json'").
+/// Text that is not JSON throws nlohmann::json::parse_error.
+nlohmann::json parse_json_unique_keys(std::string_view text, const std::string& prefix = {},
+                                      std::string_view where = {});
+nlohmann::json parse_json_unique_keys(std::istream& in, const std::string& prefix = {},
+                                      std::string_view where = {});
 
 }  // namespace bam

@@ -40,8 +40,8 @@ struct tool_spec {
 };
 
 /// Parses the command line and runs every point. Returns the exit status: 0, 1 (a run failed
-/// or a report could not be written) or config_error_exit (a rejected configuration, before
-/// anything ran).
+/// or a report could not be written) or config_error_exit (a rejected configuration or a
+/// report.json/report.csv path that cannot be written, before anything ran).
 int run_bench_tool(const tool_spec& spec, int argc, char** argv);
 
 /// --sweep KEY=V1,V2,...: the key and its values (each JSON or a bare string).

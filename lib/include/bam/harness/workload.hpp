@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 
+#include "bam/config/enums.hpp"
 #include "bam/detail/hash.hpp"
 #include "bam/detail/macros.hpp"
 
@@ -23,8 +24,8 @@ struct workload_params {
   std::uint64_t io_size = 4096;
   std::uint64_t dataset = 0;  ///< bytes per SSD
   bool sequential = false;
-  int op = 0;               ///< 0 read, 1 write, 2 mixed
-  double read_ratio = 1.0;  ///< for mixed
+  io_op op = io_op::read;
+  double read_ratio = 1.0;  ///< for io_op::mixed
   std::uint64_t seed = 1;
 };
 
@@ -46,7 +47,7 @@ class io_stream {
       r.ssd = p_.ssd_count == 1 ? 0u : static_cast<std::uint32_t>(rng_.next() % p_.ssd_count);
       r.offset = (rng_.next() % slots_) * p_.io_size;
     }
-    r.read = p_.op == 0 || (p_.op == 2 && rng_.unit() < p_.read_ratio);
+    r.read = p_.op == io_op::read || (p_.op == io_op::mixed && rng_.unit() < p_.read_ratio);
     return r;
   }
 

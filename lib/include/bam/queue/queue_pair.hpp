@@ -36,7 +36,8 @@ struct queue_stats {
 /// Move-only owner of one queue pair's host-memory bookkeeping.
 class queue_pair {
  public:
-  /// Throws std::invalid_argument for sizes outside [2, 65536] or missing pointers.
+  /// Expects (BAM_EXPECTS: std::logic_error) sizes in [min_queue_entries, max_queue_entries] and
+  /// every pointer given.
   explicit queue_pair(const queue_pair_desc& desc);
   queue_pair(queue_pair&&) noexcept = default;
   queue_pair& operator=(queue_pair&&) noexcept = default;

@@ -48,6 +48,8 @@ struct queue_pointers {
 /// Limits of the protocol (the specification's).
 inline constexpr std::uint32_t min_queue_entries = 2;
 inline constexpr std::uint32_t max_queue_entries = 65536;
+/// I/O queue pairs of one controller: queue IDs 1 .. 65535 (0 is the admin queue).
+inline constexpr std::uint32_t max_io_queue_pairs = 65535;
 /// Command IDs 0 .. 65503: 0xffff is reserved by the specification.
 inline constexpr std::uint32_t max_cid_count = 65504;
 

@@ -1,0 +1,37 @@
+// bam/config/enums.hpp: API. The enums of the run config (bam/config/run_config.hpp), apart from
+// its strings and containers: plain enum classes, so kernel parameters carry them as they are
+// (workload_params::op) instead of ints. Their names (to_string, the schema) are run_config's.
+#pragma once
+
+namespace bam {
+
+enum class backend_kind {
+  emulated,  ///< emulated SSDs served on the GPU (GPU threads as clients)
+  nvme,      ///< real NVMe controllers through the bamkit kernel module
+  host,      ///< host emulated controllers, CPU threads as clients
+  uring,     ///< CPU-orchestrated baseline: io_uring reads of a file (+ copy to the GPU)
+  zerocopy,  ///< GPU threads read/write pinned host memory directly (DRAM-only target path)
+  cufile,    ///< GPUDirect Storage: CPU threads cuFileRead/cuFileWrite a file into GPU memory
+};
+enum class media_kind { host, gpu, file };
+enum class io_pattern { random, sequential };
+enum class io_op { read, write, mixed };
+
+/// How cache-bench threads reach the cache (BaM dissertation §7.2).
+enum class cache_access_mode {
+  plain,      ///< one acquire/release per thread and element, no coalescing
+  coalesced,  ///< bam::array operator[]: lanes of a warp on one line share an acquire
+  reuse,      ///< bam::array_ref: a thread keeps its line pinned across its accesses
+};
+enum class cache_temperature {
+  hot,   ///< a first pass loads the dataset; the measured pass must have no misses
+  cold,  ///< a fresh (empty) cache before the measured pass
+};
+/// Which elements of a chunk a cache-bench thread accesses (with coarsening c).
+enum class cache_bench_layout {
+  thread,  ///< thread t: c consecutive elements of its own chunk
+  warp,    ///< a warp (host: 32 consecutive threads): 32 c consecutive elements, lane l at
+           ///< step j the chunk's element 32 j + l (every warp load coalesced)
+};
+
+}  // namespace bam
