@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "bam/config/enums.hpp"
 #include "bam/detail/hash.hpp"
 #include "bam/detail/macros.hpp"
 
@@ -23,8 +24,8 @@ struct bench_params {
   std::uint64_t chunks = 0;    ///< elements / chunk_elements
   std::uint32_t coarsening = 1;
   std::uint32_t iterations = 1;
-  std::uint32_t mode = 1;         ///< cache_access_mode
-  std::uint32_t op = 0;           ///< io_op: read, write, mixed
+  cache_access_mode mode = cache_access_mode::coalesced;
+  io_op op = io_op::read;
   std::uint32_t write_share = 0;  ///< mixed: writes per 2^16 chunks
   bool warp_layout = false;
   bool sequential = true;
@@ -56,7 +57,7 @@ BAM_HD inline std::uint64_t chunk_of(const bench_params& p, std::uint64_t o, std
 }
 /// Whether owner o writes its chunk in iteration k (all its threads do, or none).
 BAM_HD inline bool writes_in(const bench_params& p, std::uint64_t o, std::uint64_t k) {
-  if (p.op != 2) return p.op == 1;
+  if (p.op != io_op::mixed) return p.op == io_op::write;
   return (mix64((k * p.owners + o) ^ ~p.seed) & 0xffff) < p.write_share;
 }
 /// The element thread t accesses at step j (0 <= j < coarsening) of chunk ch.

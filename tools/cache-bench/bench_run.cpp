@@ -32,8 +32,8 @@ bench_params params_of(const run_config& c, bool verify) {
   p.owners = p.warp_layout ? p.threads / layout_group : p.threads;
   p.chunks = s.elements / chunk_elements(p);
   p.iterations = c.cache_bench.iterations;
-  p.mode = static_cast<std::uint32_t>(c.cache_bench.mode);
-  p.op = static_cast<std::uint32_t>(c.workload.op);
+  p.mode = c.cache_bench.mode;
+  p.op = c.workload.op;
   p.write_share = static_cast<std::uint32_t>((1.0 - c.workload.read_ratio) * 65536.0);
   p.sequential = c.workload.pattern == io_pattern::sequential;
   p.verify = verify;
@@ -56,18 +56,12 @@ void validate_cache_bench(const run_config& c) {
         "workload.threads",
         fmt::format("{} is above the {} CPU threads of backend \"nvme\", allowed [1, {}]: "
                     "cache-bench drives real controllers in host mode only (CPU threads, slots "
-                    "in pinned host memory); GPU threads over them would need GPU-memory slots "
-                    "mapped through nv-p2p and queues in GPU memory, which the cache's GPU "
-                    "storage policy does not build (it drives GPU-emulated SSDs)",
+                    "in pinned host memory); GPU threads over them (the cache's GPU storage over "
+                    "kmod_gpu_queues, slots mapped through nv-p2p) are built but untested and no "
+                    "backend offers them",
                     c.workload.threads, host_max_threads, host_max_threads));
   }
   const std::uint64_t line = c.cache.line_size;
-  if (line > 65536 || line % c.storage.lba_size != 0) {
-    throw config_error("cache.line_size",
-                       fmt::format("{} is not allowed with storage.lba_size = {}, allowed powers "
-                                   "of two in [{}, 65536]",
-                                   line, c.storage.lba_size, c.storage.lba_size));
-  }
   if (c.storage.ssd_count > cache_max_ssds) {
     throw config_error("storage.ssd_count",
                        fmt::format("{} is above the {} SSDs a cache spans, allowed [1, {}]",
@@ -118,7 +112,7 @@ namespace {
 
 /// Elements the measured pass writes (distinct), replaying the pattern on the host.
 std::uint64_t written_elements(const bench_params& p) {
-  if (p.op == 0) return 0;
+  if (p.op == io_op::read) return 0;
   std::vector<bool> chunk(p.chunks, false);
   std::uint64_t n = 0;
   for (std::uint64_t o = 0; o < p.owners; ++o) {
@@ -155,7 +149,8 @@ nlohmann::json to_json(const cache_stats& s) {
 }  // namespace
 
 std::uint64_t write_accesses(const bench_params& p, std::uint32_t workers) {
-  if (p.op != 2) return p.op == 1 ? p.threads * p.iterations * p.coarsening : 0;
+  if (p.op != io_op::mixed)
+    return p.op == io_op::write ? p.threads * p.iterations * p.coarsening : 0;
   auto count = [&p](std::uint64_t first, std::uint64_t last) {
     std::uint64_t n = 0;
     for (std::uint64_t o = first; o < last; ++o) {
@@ -212,7 +207,7 @@ run_result run_cache_bench(cache_rig& rig, const run_config& c, const run_hooks&
   const bool flushed = rig.flush();
   const cache_stats fs = rig.stats();
   if (!flushed) errors.push_back("flush after the measured pass failed");
-  if (p.op != 0) media_dirty = true;
+  if (p.op != io_op::read) media_dirty = true;
 
   const std::uint64_t accesses = p.threads * p.iterations * p.coarsening;
   const std::uint64_t writes = write_accesses(p);

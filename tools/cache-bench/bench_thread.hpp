@@ -43,8 +43,9 @@ BAM_HD BAM_FORCEINLINE void bench_thread(const array<std::uint64_t, CacheRef>& a
   for (std::uint32_t k = 0; k < p.iterations; ++k) {
     const std::uint64_t ch = chunk_of(p, o, k);
     const bool w = writes_in(p, o, k);
-    if (p.mode == 0) {  // plain: one acquire and release per element, no coalescing (the
-                        // statistics are added once per thread, not per access)
+    if (p.mode == cache_access_mode::plain) {
+      // Plain: one acquire and release per element, no coalescing (the statistics are added
+      // once per thread, not per access).
       const CacheRef& c = a.cache();
       for (std::uint32_t j = 0; j < p.coarsening; ++j) {
         const std::uint64_t i = element_of(p, ch, t, j);
@@ -64,7 +65,7 @@ BAM_HD BAM_FORCEINLINE void bench_thread(const array<std::uint64_t, CacheRef>& a
         }
         c.release(at.line, 1, w);
       }
-    } else if (p.mode == 1) {  // coalesced: bam::array accesses
+    } else if (p.mode == cache_access_mode::coalesced) {  // coalesced: bam::array accesses
       for (std::uint32_t j = 0; j < p.coarsening; ++j) {
         const std::uint64_t i = element_of(p, ch, t, j);
         if (w) {
@@ -102,7 +103,7 @@ BAM_HD BAM_FORCEINLINE void bench_thread(const array<std::uint64_t, CacheRef>& a
       }
     }
   }
-  if (p.mode == 0) a.cache().count_accesses(hits, misses);
+  if (p.mode == cache_access_mode::plain) a.cache().count_accesses(hits, misses);
   bench_add(out->bad, bad);
   bench_add(out->failed, failed);
   if (sum == 0x5eed5eed5eed5eedull) bench_add(out->sink, 1);

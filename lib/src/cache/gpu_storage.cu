@@ -8,6 +8,7 @@
 #include "bam/cache/gpu_storage.hpp"
 #include "bam/cache/slot_prps.hpp"
 #include "bam/detail/cuda.hpp"
+#include "bam/detail/expects.hpp"
 
 namespace bam {
 
@@ -15,7 +16,7 @@ gpu_slot_storage::gpu_slot_storage(const cache_config& cfg, std::uint32_t ssds,
                                    std::uint32_t lba_shift, std::uint64_t lbas,
                                    dma_allocator& slot_memory)
     : cfg_(cfg) {
-  if (ssds == 0 || ssds > cache_max_ssds) throw std::invalid_argument("gpu cache: 1 to 32 SSDs");
+  BAM_EXPECTS(ssds >= 1 && ssds <= cache_max_ssds, "gpu cache: SSDs");
   if (cfg.slots == 0 || cfg.slots > 0xffffffffull)
     throw std::invalid_argument("gpu cache: slots must be in [1, 2^32)");
   check_line_bytes(cfg.line_bytes, 1u << lba_shift);

@@ -9,6 +9,7 @@
 
 #include "bam/cache/slot_prps.hpp"
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/expects.hpp"
 
 namespace bam {
 
@@ -53,8 +54,7 @@ host_cache_storage::host_cache_storage(const cache_config& cfg, const host_queue
 void host_cache_storage::init(const host_queue_set& queues, dma_allocator& slot_memory) {
   const cache_config& cfg = cfg_;
   queues_ = queues;
-  if (queues.ssds() == 0 || queues.ssds() > cache_max_ssds)
-    throw std::invalid_argument("host cache: 1 to 32 SSDs");
+  BAM_EXPECTS(queues.ssds() >= 1 && queues.ssds() <= cache_max_ssds, "host cache: SSDs");
   if (queues.queues_per_ssd() == 0) throw std::invalid_argument("host cache: no queues");
   if (cfg.slots == 0 || cfg.slots > 0xffffffffull)
     throw std::invalid_argument("host cache: slots must be in [1, 2^32)");

@@ -1,19 +1,22 @@
 // Prepared PRPs of cache slots (bam/cache/slot_prps.hpp).
 #include "bam/cache/slot_prps.hpp"
 
+#include "bam/detail/expects.hpp"
+
+#include <bit>
 #include <stdexcept>
 #include <string>
 
 namespace bam {
 
 void check_line_bytes(std::uint32_t line_bytes, std::uint32_t lba_bytes) {
-  const bool pow2 = line_bytes != 0 && (line_bytes & (line_bytes - 1)) == 0;
-  if (!pow2 || line_bytes < min_line_bytes || line_bytes > max_line_bytes)
-    throw std::invalid_argument("cache line_bytes " + std::to_string(line_bytes) +
-                                ": must be a power of two from 512 to 65536");
-  if (lba_bytes == 0 || line_bytes % lba_bytes != 0)
-    throw std::invalid_argument("cache line_bytes " + std::to_string(line_bytes) +
-                                " is not a multiple of the LBA size " + std::to_string(lba_bytes));
+  // The schema (cache.line_size) and validate() (a multiple of storage.lba_size) decided these.
+  BAM_EXPECTS(std::has_single_bit(line_bytes) && line_bytes >= min_line_bytes &&
+                  line_bytes <= max_line_bytes,
+              "cache: line_bytes " + std::to_string(line_bytes));
+  BAM_EXPECTS(lba_bytes != 0 && line_bytes % lba_bytes == 0,
+              "cache: line_bytes " + std::to_string(line_bytes) + " with LBAs of " +
+                  std::to_string(lba_bytes) + " B");
 }
 
 std::uint32_t slot_list_pages(std::uint32_t line_bytes) {

@@ -28,10 +28,10 @@ kmod_gpu_queues::kmod_gpu_queues(kmod_controller& ctrl, const kmod_gpu_queue_opt
     throw std::invalid_argument("kmod_gpu_queues: " + std::to_string(opts.pairs) +
                                 " queue pairs asked, the controller grants " +
                                 std::to_string(info.io_queue_pairs));
-  if (opts.entries < 2 || opts.entries > info.max_queue_entries)
+  if (opts.entries < min_queue_entries || opts.entries > info.max_queue_entries)
     throw std::invalid_argument("kmod_gpu_queues: " + std::to_string(opts.entries) +
-                                " entries outside [2, " + std::to_string(info.max_queue_entries) +
-                                "] (CAP.MQES + 1)");
+                                " entries outside [" + std::to_string(min_queue_entries) + ", " +
+                                std::to_string(info.max_queue_entries) + "] (CAP.MQES + 1)");
   const bool own_ordering_pair = opts.ordering_read && opts.pairs < info.io_queue_pairs;
   const std::uint32_t ordering_entries =
       std::min(std::max(opts.ordering_entries, 2u), info.max_queue_entries);

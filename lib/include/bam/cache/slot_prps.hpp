@@ -15,8 +15,9 @@ namespace bam {
 /// Controller memory page size the slots' PRPs are built for (CC.MPS = 0: 4 KiB).
 inline constexpr std::uint32_t slot_prp_page_log2 = 12;
 
-/// Throws std::invalid_argument unless `line_bytes` is a power of two in [512 B, 64 KiB] and a
-/// multiple of `lba_bytes`; then a slot never crosses a page (< 4 KiB) or starts on one.
+/// Precondition (std::logic_error otherwise, see bam/detail/expects.hpp): `line_bytes` is a power
+/// of two in [512 B, 64 KiB] and a multiple of `lba_bytes`; then a slot never crosses a page
+/// (< 4 KiB) or starts on one.
 void check_line_bytes(std::uint32_t line_bytes, std::uint32_t lba_bytes);
 
 /// PRP list pages one slot of `line_bytes` needs (page aligned or inside one page).

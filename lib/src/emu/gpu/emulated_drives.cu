@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "bam/detail/cuda.hpp"
+#include "bam/detail/expects.hpp"
 #include "bam/emu/gpu/drive_layout.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/gpu/identity_allocator.hpp"
@@ -72,12 +73,13 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
   m.cfg = cfg;
   try {
     const auto n_drives = static_cast<std::uint32_t>(cfg.drives.size());
-    if (n_drives == 0 || n_drives > 65535)
-      throw std::invalid_argument("emulated_drives: 1..65535 drives");
-    if (cfg.queue_entries < min_queue_entries || cfg.queue_entries > max_queue_entries)
-      throw std::invalid_argument("emulated_drives: queue_entries outside [2, 65536]");
-    if (cfg.queues_per_drive == 0 || cfg.queues_per_drive > 65535)
-      throw std::invalid_argument("emulated_drives: queues_per_drive outside [1, 65535]");
+    // The config's schema (storage.ssd_count, queues.*) decided these; the engine's 16-bit
+    // drive and queue numbers rely on them.
+    BAM_EXPECTS(n_drives >= 1 && n_drives <= 65535, "emulated_drives: drives");
+    BAM_EXPECTS(cfg.queue_entries >= min_queue_entries && cfg.queue_entries <= max_queue_entries,
+                "emulated_drives: queue_entries");
+    BAM_EXPECTS(cfg.queues_per_drive >= 1 && cfg.queues_per_drive <= max_io_queue_pairs,
+                "emulated_drives: queues_per_drive");
     m.n_queues = n_drives * cfg.queues_per_drive;
     m.warps = cfg.engine_blocks * cfg.engine_warps_per_block;
     if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
@@ -109,10 +111,9 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     std::uint64_t min_lbas = ~std::uint64_t{0};
     for (std::uint32_t d = 0; d < n_drives; ++d) {
       const drive_config& dc = cfg.drives[d];
-      if (dc.lba_shift != 9 && dc.lba_shift != 12)
-        throw std::invalid_argument("emulated_drives: LBA size must be 512 B or 4 KiB");
-      if (dc.lba_shift != cfg.drives[0].lba_shift)
-        throw std::invalid_argument("emulated_drives: all drives need the same LBA size");
+      BAM_EXPECTS(dc.lba_shift == 9 || dc.lba_shift == 12, "emulated_drives: LBA size");
+      BAM_EXPECTS(dc.lba_shift == cfg.drives[0].lba_shift,
+                  "emulated_drives: one LBA size for every drive");
       void* block = nullptr;
       check(cudaMalloc(&block, m.layout.bytes), "cudaMalloc queue block");
       m.blocks.push_back(block);
