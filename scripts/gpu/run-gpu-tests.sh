@@ -4,10 +4,11 @@
 # Stage them on the build machine with `scripts/gpu/run-gpu-tests.sh --stage DIR` (after
 # `cmake --build --preset default`); run on the GPU machine with
 # `BIN=DIR OUT=out scripts/gpu/run-gpu-tests.sh`. One "== test rc=N" line per test, the gtest
-# summary under it, full logs in $OUT. Exit status 1 when any test failed.
+# summary under it, full logs in $OUT (TEST_TIMEOUT: seconds per test binary, default 600). Exit
+# status 1 when any test failed.
 set -u
 TESTS="emulated_drives_test host_controller_gpu_test gpu_queues_test emu_processor_gpu_test
-       nvme_gpu_test cache_gpu_test cache_bench_gpu_test nbb_gpu_test"
+       nvme_gpu_test cache_gpu_test cache_bench_gpu_test nbb_gpu_test gpu_context_test"
 if [ "${1:-}" = --stage ]; then
   dir=$2 build=${BUILD:-build/default}
   mkdir -p "$dir"
@@ -27,7 +28,7 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/nvidia-
 status=0
 for t in $TESTS; do
   t0=$SECONDS
-  timeout 600 "$BIN/$t" > "$OUT/$t.log" 2>&1
+  timeout "${TEST_TIMEOUT:-600}" "$BIN/$t" > "$OUT/$t.log" 2>&1
   rc=$?
   echo "== $t rc=$rc $((SECONDS - t0)) s"
   grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[  FAILED  \]" "$OUT/$t.log" | head -n 12

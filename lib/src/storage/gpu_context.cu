@@ -266,11 +266,11 @@ gpu_context::cache_type& gpu_context::build_cache() {
 
 gpu_context::cache_type& gpu_context::build_cache(cache_config cc) {
   if (closed_) throw std::logic_error("gpu_context: build_cache after close");
-  if (cache_) {
-    flush();
-    cache_.reset();
-  }
-  if (drives_->running()) drives_->stop();  // cudaMalloc below
+  if (cache_) flush();
+  // cudaFree of the old cache and cudaMalloc of the new one wait for the whole device: never
+  // while the engine runs.
+  stop();
+  cache_.reset();
   if (cc.lines == 0) cc.lines = data_.lines(cc.line_bytes);
   try {
     cache_.emplace(cc, drives_->ref(), drives_->dma_memory());

@@ -1,0 +1,60 @@
+#!/bin/bash
+# Two builds measured at the points whose numbers results/ records for the I/O and cache paths,
+# in alternation (old, new, old, new, ...: drift of the machine hits both alike), each process a
+# median of 3 runs:
+#   nbb_ideal_512     nvm-block-bench, 512 B random reads, 1 ideal SSD x 128 QP x 1024, 1M GPU
+#                     threads, 1 GiB of pinned media, ceilings measured in the same process
+#   nbb_ideal_4096    the same at 4 KiB (LBA 4 KiB, 2 GiB of media)
+#   cb_hot_reuse      cache-bench hot array_ref reuse, 8 KiB lines, warp layout, c = 64, 160
+#                     iterations (32M elements on 4 optane-p5800x, GPU media)
+#   cb_miss_optane    cache-bench cold array_ref reads, 512 B lines over 4 optane-p5800x, 1M
+#                     threads x 8 lines, random (4 GiB of GPU media)
+# Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
+# $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
+# Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] scripts/gpu/regression-points.sh
+set -u
+: "${OLD:?folder of the old build}" "${NEW:?folder of the new build}" "${OUT:=out}"
+: "${ROUNDS:=2}" "${POINTS:=nbb_ideal_512 nbb_ideal_4096 cb_hot_reuse cb_miss_optane}"
+mkdir -p "$OUT"
+export CUDA_MODULE_LOADING=EAGER
+nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.mem \
+  --format=csv > "$OUT/nvidia-smi.csv" 2>&1
+
+NBB=(--backend emulated --outstanding 1 --pairs 128 --depth 1024 --threads 1048576 --model ideal
+  --repeat 3 --measure-ceilings)
+CB=(--backend emulated --ssds 4 --model optane-p5800x --pairs 128 --depth 1024 --repeat 3)
+args_of() {
+  case $1 in
+    nbb_ideal_512) echo nvm-block-bench "${NBB[@]}" --io-size 512 \
+      --set storage.media.size_bytes=1073741824 --ios 8388608 ;;
+    nbb_ideal_4096) echo nvm-block-bench "${NBB[@]}" --io-size 4096 --set storage.lba_size=4096 \
+      --set storage.media.size_bytes=2147483648 --ios 4194304 ;;
+    cb_hot_reuse) echo cache-bench "${CB[@]}" --set storage.media.size_bytes=268435456 \
+      --set storage.media.kind=gpu --set cache.capacity=268435456 \
+      --set cache_bench.elements=33554432 --set cache_bench.layout=warp --set cache.line_size=8192 \
+      --pattern sequential --threads 524288 --set cache_bench.coarsening=64 \
+      --set cache_bench.iterations=160 --set cache_bench.mode=reuse ;;
+    cb_miss_optane) echo cache-bench "${CB[@]}" --set storage.media.size_bytes=1073741824 \
+      --set storage.media.kind=gpu --set cache.line_size=512 --set cache.capacity=268435456 \
+      --set cache_bench.temperature=cold --set cache_bench.elements=536870912 --threads 1048576 \
+      --set cache_bench.mode=reuse --set cache_bench.coarsening=64 --set cache_bench.iterations=8 \
+      --pattern random ;;
+    *) echo "unknown point $1" >&2; return 1 ;;
+  esac
+}
+status=0
+for round in $(seq 1 "$ROUNDS"); do
+  for point in $POINTS; do
+    for build in old new; do
+      dir=$OLD; [ $build = new ] && dir=$NEW
+      read -r -a a <<< "$(args_of "$point")"
+      name=${point}_${build}_$round
+      t0=$SECONDS
+      timeout 300 "$dir/${a[0]}" "${a[@]:1}" --report "$OUT/$name.json" > "$OUT/$name.txt" 2>&1
+      rc=$?
+      echo "== $name rc=$rc $((SECONDS - t0)) s: $(grep -E 'repeat:' "$OUT/$name.txt" | head -1)"
+      [ $rc -eq 0 ] || status=1
+    done
+  done
+done
+exit $status

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""The table of scripts/gpu/regression-points.sh: per point, each build's rate (the median of the
+medians of its rounds, each round's process a median of 3 runs) with the spread over every run,
+the new/old ratio, and the ceilings the same process measured. Reads reports of either schema
+version (scripts/figures/reports.py). Usage: regression-table.py OUT_DIR [--json FILE]
+"""
+import json
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "figures"))
+import reports  # noqa: E402
+
+UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),
+         "cb_hot_reuse": ("GB/s", None), "cb_miss_optane": ("M miss IOPS", 1e6)}
+
+
+def rate(point, doc):
+    """The point's figure of merit and every run's (median first)."""
+    cfg, job, b = reports.jobs(doc)[0]
+    runs = b.get("repeat", {}).get("iops") or [b["iops"]]
+    if point == "nbb_ideal_4096":
+        size = cfg["workload"]["io_size"]
+        return b["iops"] * size / 1e9, [r * size / 1e9 for r in runs]
+    if point == "cb_hot_reuse":
+        gb = b["stats"]["effective_GBps"]
+        return gb, [r * 8 / 1e9 for r in runs]  # accesses/s of each run, 8 B each
+    if point == "cb_miss_optane":
+        miss = b["stats"]["miss_iops"] / 1e6
+        return miss, [miss * r / b["iops"] for r in runs]
+    return b["iops"] / 1e6, [r / 1e6 for r in runs]
+
+
+def main():
+    out = Path(sys.argv[1])
+    rows = []
+    for point, (unit, _) in UNITS.items():
+        row = {"point": point, "unit": unit}
+        for build in ("old", "new"):
+            medians, every, ceil, commit = [], [], None, None
+            for f in sorted(out.glob(f"{point}_{build}_*.json")):
+                doc = reports.load(f)
+                m, runs = rate(point, doc)
+                medians.append(m)
+                every += runs
+                ceil = ceil or reports.ceilings(doc, reports.jobs(doc)[0][2])
+                commit = reports.provenance(f, doc)["commit"]
+            if not medians:
+                continue
+            row[build] = {"median": statistics.median(medians), "min": min(every),
+                          "max": max(every), "rounds": len(medians), "runs": len(every),
+                          "commit": commit, "ceilings": ceil}
+        if "old" in row and "new" in row:
+            row["new_over_old"] = row["new"]["median"] / row["old"]["median"]
+        rows.append(row)
+    print("| point | unit | old: median (min-max) | new: median (min-max) | new/old |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        cell = lambda b: (f"{r[b]['median']:.2f} ({r[b]['min']:.2f}-{r[b]['max']:.2f})"
+                          if b in r else "-")
+        ratio = f"{r['new_over_old']:.3f}" if "new_over_old" in r else "-"
+        print(f"| {r['point']} | {r['unit']} | {cell('old')} | {cell('new')} | {ratio} |")
+    if "--json" in sys.argv:
+        Path(sys.argv[sys.argv.index("--json") + 1]).write_text(json.dumps(rows, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
