@@ -109,7 +109,8 @@ struct gpu_context::staging {
 };
 
 gpu_context::gpu_context(const run_config& c, const layout_options& layout)
-    : cfg_(c), drives_(open_drives(c)), data_(dataset_of(*drives_, layout)) {
+    : storage_context(c), drives_(open_drives(c)) {
+  data_.emplace(dataset_of(*drives_, layout));
   cudaStream_t s = nullptr;
   cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "gpu_context: stream");
   stream_ = s;
@@ -125,17 +126,12 @@ gpu_context::~gpu_context() {
   if (stream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 
-const region& gpu_context::add_region(std::string name, std::uint64_t bytes) {
-  if (cache_) throw std::logic_error("gpu_context: add_region after build_cache");
-  return data_.add_region(std::move(name), bytes);
-}
-
 write_result gpu_context::write_region(std::string_view name, const void* data, std::uint64_t bytes,
                                        write_route route) {
   if (cache_) throw std::logic_error("gpu_context: write_region after build_cache");
   if (closed_) throw std::logic_error("gpu_context: write_region after close");
   if (drives_->running()) throw std::logic_error("gpu_context: write_region while the engine runs");
-  const region& r = data_.regions().at(name);
+  const region& r = data_->regions().at(name);
   if (bytes > r.bytes) {
     throw std::invalid_argument("write_region \"" + r.name + "\": " + std::to_string(bytes) +
                                 " B of data for a region of " + std::to_string(r.bytes) + " B");
@@ -143,8 +139,8 @@ write_result gpu_context::write_region(std::string_view name, const void* data, 
   const auto t0 = std::chrono::steady_clock::now();
   write_result out = route == write_route::queues ? write_through_queues(r, data, bytes)
                                                   : write_to_media(r, data, bytes);
-  data_.table().mark_written(out.region, checksum64(data, bytes));
-  if (data_.keeps_manifest()) write_manifest();
+  data_->table().mark_written(out.region, checksum64(data, bytes));
+  if (data_->keeps_manifest()) write_manifest();
   out.seconds = seconds_since(t0);
   writes_.push_back(out);
   return out;
@@ -153,7 +149,7 @@ write_result gpu_context::write_region(std::string_view name, const void* data, 
 write_result gpu_context::write_to_media(const region& r, const void* data, std::uint64_t bytes) {
   const auto* src = static_cast<const std::byte*>(data);
   const auto s = static_cast<cudaStream_t>(stream_);
-  for_each_stripe_piece(r.offset, bytes, data_.geometry().ssds, [&](const stripe_piece& p) {
+  for_each_stripe_piece(r.offset, bytes, data_->geometry().ssds, [&](const stripe_piece& p) {
     if (std::byte* host = drives_->host_media(p.ssd)) {
       std::memcpy(host + p.ssd_offset, src + p.range_offset, p.bytes);
     } else {
@@ -173,7 +169,7 @@ write_result gpu_context::write_to_media(const region& r, const void* data, std:
 write_result gpu_context::write_through_queues(const region& r, const void* data,
                                                std::uint64_t bytes) {
   const auto s = static_cast<cudaStream_t>(stream_);
-  const std::uint32_t lba = data_.geometry().lba_bytes;
+  const std::uint32_t lba = data_->geometry().lba_bytes;
   staging st(drives_->dma_memory());
   write_result out;
   out.region = r.name;
@@ -187,7 +183,7 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
       const std::uint64_t n = std::min(staging_bytes - stripe_bytes, bytes - done);
       std::vector<piece_command> cmds;
       std::uint64_t staged = 0;
-      for_each_stripe_piece(r.offset + done, n, data_.geometry().ssds, [&](const stripe_piece& p) {
+      for_each_stripe_piece(r.offset + done, n, data_->geometry().ssds, [&](const stripe_piece& p) {
         const std::uint64_t padded = (p.bytes + lba - 1) / lba * lba;
         cmds.push_back(
             {p.ssd_offset / lba, staged, p.ssd, static_cast<std::uint32_t>(padded / lba)});
@@ -195,7 +191,7 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
       });
       std::vector<std::byte> pieces(staged);
       std::uint64_t at = 0;
-      for_each_stripe_piece(r.offset + done, n, data_.geometry().ssds, [&](const stripe_piece& p) {
+      for_each_stripe_piece(r.offset + done, n, data_->geometry().ssds, [&](const stripe_piece& p) {
         std::memcpy(pieces.data() + at, src + done + p.range_offset, p.bytes);
         at += stripe_bytes;
       });
@@ -231,7 +227,7 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
 }
 
 void gpu_context::write_manifest() {
-  const std::vector<std::byte> m = data_.regions().encode(data_.geometry());
+  const std::vector<std::byte> m = data_->regions().encode(data_->geometry());
   if (std::byte* host = drives_->host_media(0)) {
     std::memcpy(host, m.data(), m.size());
     return;
@@ -243,7 +239,7 @@ void gpu_context::write_manifest() {
 }
 
 bool gpu_context::load_manifest() {
-  if (!data_.keeps_manifest())
+  if (!data_->keeps_manifest())
     throw std::logic_error("gpu_context: load_manifest on a layout without a manifest");
   if (cache_) throw std::logic_error("gpu_context: load_manifest after build_cache");
   std::vector<std::byte> m(manifest_bytes);
@@ -256,12 +252,8 @@ bool gpu_context::load_manifest() {
     cuda_check(cudaStreamSynchronize(s), "gpu_context: manifest");
   }
   if (!region_table::has_manifest(m)) return false;
-  data_.adopt(region_table::decode(m, data_.geometry()));
+  data_->adopt(region_table::decode(m, data_->geometry()));
   return true;
-}
-
-gpu_context::cache_type& gpu_context::build_cache() {
-  return build_cache(data_.cache_config_of(cfg_));
 }
 
 gpu_context::cache_type& gpu_context::build_cache(cache_config cc) {
@@ -271,18 +263,12 @@ gpu_context::cache_type& gpu_context::build_cache(cache_config cc) {
   // while the engine runs.
   stop();
   cache_.reset();
-  if (cc.lines == 0) cc.lines = data_.lines(cc.line_bytes);
   try {
-    cache_.emplace(cc, drives_->ref(), drives_->dma_memory());
+    cache_.emplace(lines_filled(cc), drives_->ref(), drives_->dma_memory());
   } catch (const std::invalid_argument& e) {
     throw config_error("cache", e.what());
   }
   cache_type::preload();
-  return *cache_;
-}
-
-gpu_context::cache_type& gpu_context::cache() {
-  if (!cache_) throw std::logic_error("gpu_context: no cache (build_cache first)");
   return *cache_;
 }
 
@@ -303,10 +289,6 @@ bool gpu_context::flush() {
   return ok;
 }
 
-std::uint32_t gpu_context::prp_tables() const {
-  return cache_ ? cache_->storage().prp_tables() : 0;
-}
-
 nlohmann::json gpu_context::describe() const {
   nlohmann::json writes = nlohmann::json::array();
   for (const write_result& w : writes_)
@@ -314,7 +296,7 @@ nlohmann::json gpu_context::describe() const {
   const bool pinned = cfg_.storage.media.kind == media_kind::host;
   return {{"backend", "emulated"},
           {"threads", "GPU threads"},
-          {"dataset", data_.to_json()},
+          {"dataset", data_->to_json()},
           {"writes", writes},
           {"engine_warps", drives_->engine_warps()},
           {"real_hardware",

@@ -117,7 +117,9 @@ void block_transfer(const host_queue_set& set, std::uint32_t ssd, std::uint32_t 
 }  // namespace
 
 host_context::host_context(const run_config& c, const layout_options& layout)
-    : cfg_(c), ctrls_(open_controllers(c)), data_(dataset_of(*ctrls_, layout)) {}
+    : storage_context(c), ctrls_(open_controllers(c)) {
+  data_.emplace(dataset_of(*ctrls_, layout));
+}
 
 host_context::~host_context() {
   try {
@@ -127,16 +129,11 @@ host_context::~host_context() {
   }
 }
 
-const region& host_context::add_region(std::string name, std::uint64_t bytes) {
-  if (cache_) throw std::logic_error("host_context: add_region after build_cache");
-  return data_.add_region(std::move(name), bytes);
-}
-
 write_result host_context::write_region(std::string_view name, const void* data,
                                         std::uint64_t bytes) {
   if (cache_) throw std::logic_error("host_context: write_region after build_cache");
   if (!ctrls_) throw std::logic_error("host_context: write_region after close");
-  const region& r = data_.regions().at(name);
+  const region& r = data_->regions().at(name);
   if (bytes > r.bytes) {
     throw std::invalid_argument(fmt::format(
         "write_region \"{}\": {} B of data for a region of {} B", r.name, bytes, r.bytes));
@@ -190,13 +187,13 @@ write_result host_context::write_region(std::string_view name, const void* data,
   for (std::thread& t : pool)
     t.join();
   if (failed) throw std::runtime_error(fmt::format("write_region \"{}\": {}", r.name, error));
-  data_.table().mark_written(r.name, checksum64(data, bytes));
+  data_->table().mark_written(r.name, checksum64(data, bytes));
   write_result out;
   out.region = r.name;
   out.bytes = bytes;
   out.commands = pieces.size();
   out.route = "queues";
-  if (data_.keeps_manifest()) {
+  if (data_->keeps_manifest()) {
     write_manifest();
     ++out.commands;
   }
@@ -206,7 +203,7 @@ write_result host_context::write_region(std::string_view name, const void* data,
 }
 
 void host_context::write_manifest() {
-  const std::vector<std::byte> m = data_.regions().encode(data_.geometry());
+  const std::vector<std::byte> m = data_->regions().encode(data_->geometry());
   const host_queue_set set = ctrls_->table->ref();
   const std::uint32_t lba = set.lba_bytes();
   const std::uint64_t padded = (m.size() + lba - 1) / lba * lba;
@@ -217,7 +214,7 @@ void host_context::write_manifest() {
 }
 
 bool host_context::load_manifest() {
-  if (!data_.keeps_manifest())
+  if (!data_->keeps_manifest())
     throw std::logic_error("host_context: load_manifest on a layout without a manifest");
   if (cache_) throw std::logic_error("host_context: load_manifest after build_cache");
   dma_chunk buf(ctrls_->shared_memory(), manifest_bytes);
@@ -225,12 +222,8 @@ bool host_context::load_manifest() {
   const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(buf.data()),
                                          manifest_bytes);
   if (!region_table::has_manifest(bytes)) return false;
-  data_.adopt(region_table::decode(bytes, data_.geometry()));
+  data_->adopt(region_table::decode(bytes, data_->geometry()));
   return true;
-}
-
-host_context::cache_type& host_context::build_cache() {
-  return build_cache(data_.cache_config_of(cfg_));
 }
 
 host_context::cache_type& host_context::build_cache(cache_config cc) {
@@ -239,13 +232,7 @@ host_context::cache_type& host_context::build_cache(cache_config cc) {
     cache_->flush();
     cache_.reset();
   }
-  if (cc.lines == 0) cc.lines = data_.lines(cc.line_bytes);
-  cache_.emplace(cc, ctrls_->table->ref(), ctrls_->shared_memory());
-  return *cache_;
-}
-
-host_context::cache_type& host_context::cache() {
-  if (!cache_) throw std::logic_error("host_context: no cache (build_cache first)");
+  cache_.emplace(lines_filled(cc), ctrls_->table->ref(), ctrls_->shared_memory());
   return *cache_;
 }
 
@@ -258,14 +245,10 @@ backend_caps host_context::caps() const {
   return ctrls_->caps();
 }
 
-std::uint32_t host_context::prp_tables() const {
-  return cache_ ? cache_->storage().prp_tables() : 0;
-}
-
 nlohmann::json host_context::describe() const {
   nlohmann::json out = {{"backend", to_string(cfg_.storage.backend)},
                         {"threads", "CPU threads (host mode)"},
-                        {"dataset", data_.to_json()}};
+                        {"dataset", data_->to_json()}};
   nlohmann::json writes = nlohmann::json::array();
   for (const write_result& w : writes_)
     writes.push_back(w.to_json());

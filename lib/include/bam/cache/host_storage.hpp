@@ -5,9 +5,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "bam/cache/cache_config.hpp"
+#include "bam/cache/cache_ref.hpp"
 #include "bam/cache/cache_stats.hpp"
 #include "bam/cache/queue_storage.hpp"
 #include "bam/dma.hpp"
@@ -103,5 +105,8 @@ class host_cache_storage {
   std::uint32_t tables_ = 1;  ///< PRP tables (1, or one per SSD)
   std::vector<nvme::prp_pair> prps_;
 };
+
+static_assert(std::is_trivially_copyable_v<host_cache_storage::ref_type>);
+static_assert(std::is_trivially_copyable_v<cache_ref<host_cache_storage::ref_type>>);
 
 }  // namespace bam

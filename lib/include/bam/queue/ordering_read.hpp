@@ -3,6 +3,7 @@
 // from GPU memory (a PCIe read) flushes its earlier PCIe writes of data into GPU memory.
 #pragma once
 #include <cstdint>
+#include <type_traits>
 
 #include "bam/detail/atomic.hpp"
 #include "bam/detail/macros.hpp"
@@ -91,5 +92,8 @@ class ordering_read_ref {
   std::uint64_t lba_ = 0;
   std::uint32_t nlb_ = 1;
 };
+
+static_assert(std::is_trivially_copyable_v<ordering_read_ref<memory_doorbell>>);
+static_assert(std::is_trivially_copyable_v<ordering_read_ref<mmio_doorbell>>);
 
 }  // namespace bam

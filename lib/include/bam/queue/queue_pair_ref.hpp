@@ -6,6 +6,7 @@
 #include <cuda/std/bit>
 
 #include <cstdint>
+#include <type_traits>
 
 #include "bam/detail/atomic.hpp"
 #include "bam/detail/clock.hpp"
@@ -375,5 +376,9 @@ class queue_pair_ref {
 
   queue_pointers p_{};
 };
+
+static_assert(std::is_trivially_copyable_v<queue_pair_ref<memory_doorbell>>);
+static_assert(std::is_trivially_copyable_v<queue_pair_ref<device_doorbell>>);
+static_assert(std::is_trivially_copyable_v<queue_pair_ref<mmio_doorbell>>);
 
 }  // namespace bam

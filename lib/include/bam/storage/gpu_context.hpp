@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,16 +37,14 @@
 #include "bam/config/config_io.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/storage/dataset.hpp"
+#include "bam/storage/storage_context.hpp"
 
 namespace bam {
 
-class gpu_context {
+class gpu_context
+    : public storage_context<gpu_context, bam::cache<gpu_cache_storage<emu::gpu::drives_ref>>> {
  public:
   using queue_set_type = emu::gpu::drives_ref;
-  using cache_type = bam::cache<gpu_cache_storage<queue_set_type>>;
-  using cache_ref_type = cache_type::ref_type;
-  template <class T>
-  using array_type = array<T, cache_ref_type>;
 
   /// Validates `c` and allocates its drives (storage.ssd_count GPU-emulated SSDs of
   /// storage.media.size_bytes, storage.model timing, queues.pairs_per_ssd x queues.depth
@@ -56,11 +55,6 @@ class gpu_context {
   gpu_context(const gpu_context&) = delete;
   gpu_context& operator=(const gpu_context&) = delete;
 
-  const run_config& config() const { return cfg_; }
-  const dataset& data() const { return data_; }
-  const region_table& regions() const { return data_.regions(); }
-  /// Appends a region of `bytes` (see dataset::add_region). Before build_cache().
-  const region& add_region(std::string name, std::uint64_t bytes);
   /// Writes `bytes` bytes of `data` (host memory) at the start of region `name`, then the
   /// manifest (when kept). Route media (what automatic picks): straight into the emulated media,
   /// no NVMe command (honest for emulated SSDs: what a real drive would pay is the queue route).
@@ -72,20 +66,12 @@ class gpu_context {
   /// Reads the manifest from SSD 0's media: true when one was there (its regions replace the
   /// table), false when none. std::runtime_error when it is damaged or does not match.
   bool load_manifest();
-  const std::vector<write_result>& writes() const { return writes_; }
 
-  /// Builds the cache `c` asks for over the regions (replacing an earlier one, written back
-  /// first); build_cache(cc) builds exactly `cc` (cc.lines = 0: through the last region). Stops
-  /// the engine (allocation); start() it again before using the arrays.
-  cache_type& build_cache();
+  using storage_context::build_cache;
+  /// Builds exactly `cc` (cc.lines = 0: through the last region), replacing an earlier cache
+  /// (written back first). Stops the engine (allocation); start() it again before using the
+  /// arrays.
   cache_type& build_cache(cache_config cc);
-  bool has_cache() const { return cache_.has_value(); }
-  cache_type& cache();
-  /// An array of T over region `name` (its first `elements` elements; see dataset::array_of).
-  template <class T>
-  array_type<T> array(std::string_view name, std::uint64_t elements = dataset::whole) {
-    return data_.array_of<T>(cache().ref(), name, elements);
-  }
 
   /// Launches the drives' engine; returns once it runs. Load every kernel that will use the
   /// arrays before (preload_kernel).
@@ -99,7 +85,6 @@ class gpu_context {
 
   /// The drives: per-drive engine statistics (after stop()), the GPU timer rate, host media.
   const emu::gpu::emulated_drives& drives() const { return *drives_; }
-  std::uint32_t prp_tables() const;
   /// For reports: backend, drives, media, the dataset, the writes and what real hardware would
   /// do differently.
   nlohmann::json describe() const;
@@ -113,13 +98,12 @@ class gpu_context {
   write_result write_through_queues(const region& r, const void* data, std::uint64_t bytes);
   void write_manifest();
 
-  run_config cfg_;
   std::unique_ptr<emu::gpu::emulated_drives> drives_;
-  dataset data_;
-  std::vector<write_result> writes_;
-  std::optional<cache_type> cache_;
   void* stream_ = nullptr;  ///< cudaStream_t, non-blocking: the context's copies and kernels
   bool closed_ = false;
 };
+
+static_assert(std::is_trivially_copyable_v<gpu_context::cache_ref_type>);
+static_assert(std::is_trivially_copyable_v<gpu_context::array_type<std::uint64_t>>);
 
 }  // namespace bam

@@ -69,7 +69,7 @@ __device__ void copy_piece(std::byte* dst, const std::byte* src, std::uint64_t b
 
 /// The emulated drive's media as the shared processor sees it. Writes are durable when stored
 /// (flush_media writes file-backed media back), so flush has nothing to do.
-struct media_view {
+struct media_ref {
   std::byte* base;
   __device__ std::uint8_t* data() const { return reinterpret_cast<std::uint8_t*>(base); }
   __device__ void flush() {}
@@ -301,7 +301,7 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
     } else if (b.fate != emu::fault_action::drop) {
       // The shared command processor validates the command and walks its PRPs; the data
       // movement it asks for is only recorded here and done by the whole warp in move_data.
-      media_view media{b.D->media};
+      media_ref media{b.D->media};
       b.status = emu::process_nvm(b.c, b.D->nvm, media, recording_dma{&b.rec});
     }
   }
@@ -399,7 +399,7 @@ __device__ __forceinline__ void rerun_by_warp(const engine_params& p, const warp
 #pragma unroll
     for (int k = 0; k < 16; ++k)
       words[k] = __shfl_sync(full, mine_words[k], l);
-    media_view media{shfl_ptr(b.D->media, l)};
+    media_ref media{shfl_ptr(b.D->media, l)};
     const engine_drive* Dl = p.drives + __shfl_sync(full, b.o_drive, l);
     const nvme::status st = emu::process_nvm(cl, Dl->nvm, media, warp_dma{lane});
     __syncwarp();
