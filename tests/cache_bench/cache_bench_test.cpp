@@ -269,6 +269,10 @@ TEST(CacheBenchHost, ColdScanOfFourStripeUnitsSplitsTheReadsOverBothSsds) {
   EXPECT_EQ(c["evictions"], 0u);
   EXPECT_EQ(c["bytes_read"][0], 2u * 65536u);
   EXPECT_EQ(c["bytes_read"][1], 2u * 65536u);
+  EXPECT_EQ(st["dataset"]["elements"], 32768u);  // the tool's own dataset figures, kept
+  EXPECT_EQ(st["dataset"]["lines"], 512u);
+  EXPECT_EQ(st["storage"]["backend"], "host");  // and what the storage context says
+  EXPECT_EQ(st["storage"]["dataset"]["regions"][0]["name"], "cache_bench.data");
   EXPECT_EQ(st["verify"]["read_errors"], 0u);
   EXPECT_EQ(st["verify"]["media_errors"], 0u);
 }

@@ -139,7 +139,7 @@ TEST(GpuContext, WritesThroughArraysReachTheMediaAtClose) {
   bam::gpu_context ctx(config(bam::media_kind::host));
   const std::uint64_t n = 200000;
   const std::vector<std::uint64_t> v = values(n, 3);
-  const bam::region& r = ctx.add_region("v", n * 8);
+  const bam::region r = ctx.add_region("v", n * 8);
   ctx.write_region("v", v.data(), n * 8);
   ctx.build_cache();
   const u64_array a = ctx.array<std::uint64_t>("v");
@@ -161,6 +161,24 @@ TEST(GpuContext, WritesThroughArraysReachTheMediaAtClose) {
     bad += got != (i % 3 == 0 ? value(i, 4) : v[i]) ? 1 : 0;
   }
   EXPECT_EQ(bad, 0u);
+}
+
+TEST(GpuContext, ANullModelCannotHoldARegion) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  bam::run_config c = config(bam::media_kind::host);
+  c.storage.model = {"null", std::nullopt};
+  bam::gpu_context ctx(c);
+  ctx.add_region("v", 4096);
+  const std::vector<std::uint64_t> v = values(512, 11);
+  for (const bam::write_route route : {bam::write_route::media, bam::write_route::queues}) {
+    try {
+      ctx.write_region("v", v.data(), 4096, route);
+      FAIL() << "a region written on null drives";
+    } catch (const bam::config_error& e) {
+      EXPECT_EQ(e.key(), "storage.model");
+    }
+  }
+  EXPECT_FALSE(ctx.regions().at("v").written);
 }
 
 TEST(GpuContext, AnotherBackendIsAConfigErrorNamingTheKey) {

@@ -37,12 +37,11 @@ std::vector<std::uint64_t> values(std::uint64_t n, std::uint64_t seed) {
   return v;
 }
 
-/// Every element of region `name` read through an array by `threads` CPU threads; the number
-/// that differ from `want`.
+/// The first want.size() elements of region `name` read through an array by `threads` CPU
+/// threads; the number that differ from `want`.
 std::uint64_t mismatches(bam::host_context& ctx, const std::string& name,
                          const std::vector<std::uint64_t>& want, unsigned threads) {
-  const auto a = ctx.array<std::uint64_t>(name);
-  EXPECT_EQ(a.size(), want.size());
+  const auto a = ctx.array<std::uint64_t>(name, want.size());
   std::atomic<std::uint64_t> bad{0};
   std::vector<std::thread> pool;
   for (unsigned t = 0; t < threads; ++t) {
@@ -68,7 +67,8 @@ TEST(HostContext, RegionsWrittenThroughTheQueuesReadBackWithEveryLineSize) {
   ctx.write_region("b", b.data(), b.size() * 8);
   EXPECT_EQ(wa.route, "queues");
   EXPECT_EQ(wa.bytes, a.size() * 8);
-  EXPECT_EQ(wa.commands, (a.size() * 8 + 65535) / 65536 + 1);  // a stripe unit each + manifest
+  // A write per stripe unit, a Flush per SSD, then the manifest's write and the Flushes again.
+  EXPECT_EQ(wa.commands, (a.size() * 8 + 65535) / 65536 + 3 + 1 + 3);
   EXPECT_TRUE(ctx.regions().at("a").written);
   EXPECT_EQ(ctx.regions().at("a").checksum, bam::checksum64(a.data(), a.size() * 8));
   for (const std::uint32_t line : {512u, 4096u, 65536u}) {
@@ -184,8 +184,92 @@ TEST(HostContext, ABackendItDoesNotDriveIsAConfigErrorNamingTheKey) {
     EXPECT_EQ(e.key(), "storage.backend");
   }
   c = config(1, 4096);
-  c.queues.depth = 1;  // below the protocol's minimum
-  EXPECT_THROW(bam::host_context{c}, bam::config_error);
+  c.queues.depth = 1;  // below the protocol's minimum: the schema's range, checked in code too
+  try {
+    bam::host_context ctx(c);
+    FAIL() << "queues.depth = 1 accepted";
+  } catch (const bam::config_error& e) {
+    EXPECT_EQ(e.key(), "queues.depth");
+  }
+  c = config(33, 4096);  // more SSDs than a cache spans: refused before any is brought up
+  try {
+    bam::host_context ctx(c);
+    FAIL() << "33 SSDs accepted";
+  } catch (const bam::config_error& e) {
+    EXPECT_EQ(e.key(), "storage.ssd_count");
+    EXPECT_NE(std::string(e.what()).find("[1, 32]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(HostContext, ANewCacheWritesTheOldOnesDirtyLinesBackFirst) {
+  bam::host_context ctx(config(2, 4096));
+  std::vector<std::uint64_t> v = values(30000, 7);
+  ctx.add_region("v", v.size() * 8);
+  ctx.write_region("v", v.data(), v.size() * 8);
+  ctx.build_cache();  // 64 slots of 4 KiB: most of the data stays on the SSDs
+  {
+    auto a = ctx.array<std::uint64_t>("v");
+    for (std::uint64_t i = 0; i < v.size(); i += 5) {
+      v[i] = v[i] * 3 + 1;
+      a.write(i, v[i]);
+    }
+  }
+  bam::cache_config cc;
+  cc.line_bytes = 512;
+  cc.slots = 64;
+  ctx.build_cache(cc);  // replaces the cache that holds dirty lines
+  EXPECT_EQ(mismatches(ctx, "v", v, 2), 0u);
+}
+
+TEST(HostContext, ClosedContextsRefuseWorkAndManifestsPastTheMediaAreRefused) {
+  bam::test::temp_dir dir;
+  bam::run_config c = config(2, 4096);
+  c.storage.media.kind = bam::media_kind::file;
+  c.storage.media.path = dir / "ssd";
+  const std::vector<std::uint64_t> v = values(400000, 8);  // 3.2 MB on 2 x 4 MiB
+  {
+    bam::host_context ctx(c);
+    ctx.add_region("v", v.size() * 8);
+    ctx.write_region("v", v.data(), v.size() * 8);
+    ctx.close();
+    EXPECT_THROW(ctx.load_manifest(), std::logic_error);
+    EXPECT_THROW(ctx.write_region("v", v.data(), 8), std::logic_error);
+    EXPECT_THROW(ctx.build_cache(), std::logic_error);
+  }
+  c.storage.media.size_bytes = 1u << 20;  // the same files seen as 2 x 1 MiB
+  bam::host_context small(c);
+  try {
+    small.load_manifest();
+    FAIL() << "regions past the media accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("storage.media.size_bytes"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(small.regions().regions().empty());
+}
+
+TEST(HostContext, ARewrittenRegionCarriesTheNewChecksumAndData) {
+  bam::test::temp_dir dir;
+  bam::run_config c = config(3, 4096);
+  c.storage.media.kind = bam::media_kind::file;
+  c.storage.media.path = dir / "ssd";
+  const std::vector<std::uint64_t> first = values(50000, 9), second = values(40000, 10);
+  {
+    bam::host_context ctx(c);
+    ctx.add_region("v", first.size() * 8);
+    ctx.write_region("v", first.data(), first.size() * 8);
+    const bam::write_result w = ctx.write_region("v", second.data(), second.size() * 8);
+    EXPECT_EQ(w.bytes, second.size() * 8);
+  }
+  bam::host_context again(c);
+  ASSERT_TRUE(again.load_manifest());
+  const bam::region r = again.regions().at("v");
+  EXPECT_TRUE(r.written);
+  EXPECT_EQ(r.bytes, first.size() * 8);
+  EXPECT_EQ(r.written_bytes, second.size() * 8);
+  EXPECT_EQ(r.checksum, bam::checksum64(second.data(), second.size() * 8));
+  again.build_cache();
+  EXPECT_EQ(mismatches(again, "v", second, 2), 0u);
 }
 
 }  // namespace

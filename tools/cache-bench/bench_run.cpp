@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "bam/cache/line_map.hpp"
+#include "bam/storage/storage_context.hpp"
 #include "host_backend.hpp"
 
 namespace bam::tools {
@@ -62,11 +63,7 @@ void validate_cache_bench(const run_config& c) {
                     c.workload.threads, host_max_threads, host_max_threads));
   }
   const std::uint64_t line = c.cache.line_size;
-  if (c.storage.ssd_count > cache_max_ssds) {
-    throw config_error("storage.ssd_count",
-                       fmt::format("{} is above the {} SSDs a cache spans, allowed [1, {}]",
-                                   c.storage.ssd_count, cache_max_ssds, cache_max_ssds));
-  }
+  check_cache_ssds(c);
   const cache_bench_config& b = c.cache_bench;
   const bench_shape s = shape_of(c);
   const bool warp = b.layout == cache_bench_layout::warp;

@@ -101,7 +101,7 @@ class cpu_bench_backend final : public backend {
     check_capacity(c);
     if (!rig_) rig_ = std::make_unique<host_rig>(*ctx_, c);
     run_result out = run_cache_bench(*rig_, c, hooks, media_dirty_);
-    out.tool_stats.update(ctx_->describe());
+    out.tool_stats["storage"] = ctx_->describe();
     out.tool_stats["prp_tables"] = ctx_->prp_tables();
     return out;
   }

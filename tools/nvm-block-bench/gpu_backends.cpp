@@ -17,8 +17,6 @@
 namespace bam::tools {
 namespace {
 
-/// Largest transfer the GPU engine accepts (its MDTS) and one PRP list page can name.
-constexpr std::uint64_t gpu_max_transfer = 2u << 20;
 /// Memory the ceilings are measured over at most (the media may be larger).
 constexpr std::uint64_t ceilings_max_bytes = 4ull << 30;
 
@@ -53,7 +51,7 @@ void gpu_backend_base::check_common(const run_config& c, const char* name) {
                                    c.workload.outstanding, name));
   }
   caps_.max_ssds = max_ssds;
-  caps_.max_transfer_bytes = gpu_max_transfer;
+  caps_.max_transfer_bytes = emu::gpu::max_transfer_bytes;
   caps_.media_bytes = c.storage.media.size_bytes;
 }
 
@@ -174,8 +172,6 @@ void emulated_backend::open(const run_config& c) {
   } catch (const std::invalid_argument& e) {
     throw config_error("storage", e.what());
   }
-  caps_.max_queue_entries = 65536;
-  caps_.max_pairs_per_ssd = 65535;
 }
 
 run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
@@ -254,8 +250,7 @@ run_result zerocopy_backend::run(const run_config& c, const run_hooks& hooks) {
   std::vector<std::byte*> media;
   for (const auto& m : media_)
     media.push_back(device_pointer(m.get()));
-  const gpu_io_result r =
-      runner.run_zerocopy(media, emu::gpu::lba_shift_of(c), params_of(c, hooks));
+  const gpu_io_result r = runner.run_zerocopy(media, lba_shift_of(c.storage), params_of(c, hooks));
   run_result out = result_of(c, r, hooks);
   out.per_ssd_ios = r.per_ssd;
   out.tool_stats["thread_mapping"] =

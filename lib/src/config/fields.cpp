@@ -11,6 +11,7 @@
 
 #include "bam/cache/cache_config.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/queue/queue_state.hpp"
 
 namespace bam {
@@ -383,7 +384,8 @@ std::vector<field> fields_of(run_config& c) {
                          "emulated backends: persistent blocks of the engine serving the SSDs, "
                          "at most one per SM intended (0: automatic, 16 or more when the queues "
                          "need them; each warp serves at most 32 queues)"));
-  f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0, 16,
+  f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0,
+                         emu::gpu::max_engine_warps_per_block,
                          "emulated backends: warps per engine block (0: automatic, 16)"));
   return f;
 }

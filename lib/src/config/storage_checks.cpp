@@ -2,6 +2,7 @@
 // storage.nvme_ordering_read.
 #include <fmt/format.h>
 
+#include <bit>
 #include <filesystem>
 #include <set>
 #include <system_error>
@@ -36,6 +37,10 @@ void validate_device_paths(const storage_config& s) {
       throw config_error(key, fmt::format("\"{}\" is given twice: one controller per SSD", p));
     }
   }
+}
+
+std::uint32_t lba_shift_of(const storage_config& s) {
+  return static_cast<std::uint32_t>(std::countr_zero(s.lba_size));
 }
 
 bool nvme_ordering_read_enabled(const run_config& c) {

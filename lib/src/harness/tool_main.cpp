@@ -124,7 +124,8 @@ class backend_open_error : public std::runtime_error {
 
 /// Whether two points can share one opened backend (only workload-like keys differ).
 bool same_backend(const run_config& a, const run_config& b) {
-  return a.storage == b.storage && a.queues == b.queues && a.uring == b.uring && a.cache == b.cache;
+  return a.storage == b.storage && a.queues == b.queues && a.uring == b.uring &&
+         a.cache == b.cache && a.gpu == b.gpu;
 }
 
 /// The opened backend, reused while consecutive points can share it.
@@ -176,11 +177,18 @@ class backend_slot {
 class ceilings_cache {
  public:
   /// The ceilings point `c` is reported with, on the slot's current backend: null unless
-  /// report.measure_ceilings.
+  /// report.measure_ceilings. config_error (report.measure_ceilings) when the backend measures
+  /// none: a report never leaves them out silently.
   nlohmann::json for_point(const backend_slot& slot, backend& be, const run_config& c) {
     if (!c.report.measure_ceilings) return nullptr;
     if (opens_ != slot.opens() || io_size_ != c.workload.io_size) {
       ceilings_ = be.measure_ceilings(c);
+      if (ceilings_.is_null()) {
+        throw config_error("report.measure_ceilings",
+                           fmt::format("true, but backend \"{}\" of this tool measures no "
+                                       "ceilings, allowed false",
+                                       to_string(c.storage.backend)));
+      }
       opens_ = slot.opens();
       io_size_ = c.workload.io_size;
     }
@@ -364,7 +372,7 @@ std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs) {
     if (a.key.rfind("report.", 0) == 0) {
       throw config_error("--sweep", fmt::format("'{}': report keys cannot be swept, allowed "
                                                 "storage.*, queues.*, cache.*, workload.*, "
-                                                "uring.*, cache_bench.*",
+                                                "uring.*, cache_bench.*, gpu.*",
                                                 a.key));
     }
     std::string_view rest = std::string_view(s).substr(eq + 1);

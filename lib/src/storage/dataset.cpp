@@ -5,7 +5,19 @@
 
 #include <stdexcept>
 
+#include "bam/cache/cache_stats.hpp"
+#include "bam/config/config_io.hpp"
+#include "bam/storage/storage_context.hpp"
+
 namespace bam {
+
+void check_cache_ssds(const run_config& c) {
+  if (c.storage.ssd_count > cache_max_ssds) {
+    throw config_error("storage.ssd_count",
+                       fmt::format("{} is above the {} SSDs a cache spans, allowed [1, {}]",
+                                   c.storage.ssd_count, cache_max_ssds, cache_max_ssds));
+  }
+}
 
 nlohmann::json write_result::to_json() const {
   return {{"region", region},
@@ -21,9 +33,9 @@ dataset::dataset(const dataset_geometry& g, std::uint64_t capacity_bytes, const 
       options_(o),
       table_(o.manifest ? manifest_bytes : 0) {}
 
-const region& dataset::add_region(std::string name, std::uint64_t bytes) {
+region dataset::add_region(std::string name, std::uint64_t bytes) {
   region_table next = table_;
-  const region& r = next.add(std::move(name), bytes);
+  const region r = next.add(std::move(name), bytes);
   if (r.end() > capacity_) {
     throw std::invalid_argument(
         fmt::format("region \"{}\" of {} B would end at byte {} of the dataset, past the {} B "
@@ -31,7 +43,17 @@ const region& dataset::add_region(std::string name, std::uint64_t bytes) {
                     r.name, r.bytes, r.end(), capacity_, geometry_.ssds));
   }
   table_ = std::move(next);
-  return table_.regions().back();
+  return r;
+}
+
+void dataset::adopt(region_table t) {
+  if (t.end() > capacity_) {
+    throw std::runtime_error(
+        fmt::format("manifest: its regions end at byte {} of the dataset, past the {} B the {} "
+                    "SSD(s) hold (storage.media.size_bytes)",
+                    t.end(), capacity_, geometry_.ssds));
+  }
+  table_ = std::move(t);
 }
 
 std::uint64_t dataset::lines(std::uint32_t line_bytes) const {
@@ -65,6 +87,7 @@ nlohmann::json dataset::to_json() const {
                        {"offset", r.offset},
                        {"bytes", r.bytes},
                        {"written", r.written},
+                       {"written_bytes", r.written_bytes},
                        {"checksum_xxh64", fmt::format("{:016x}", r.checksum)}});
   }
   return {{"ssds", geometry_.ssds},

@@ -80,16 +80,6 @@ emu::gpu::emulated_drives* open_drives(const run_config& c) {
   }
 }
 
-dataset dataset_of(const emu::gpu::emulated_drives& d, const layout_options& layout) {
-  const emu::gpu::drives_ref q = d.ref();
-  return dataset(dataset_geometry{q.ssds(), q.lba_bytes()},
-                 striped_capacity_bytes(q.lbas() << q.lba_shift(), q.ssds()), layout);
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 }  // namespace
 
 /// Device memory of the queue route (allocated with the engine stopped).
@@ -110,11 +100,11 @@ struct gpu_context::staging {
 
 gpu_context::gpu_context(const run_config& c, const layout_options& layout)
     : storage_context(c), drives_(open_drives(c)) {
-  data_.emplace(dataset_of(*drives_, layout));
+  data_.emplace(dataset::of(drives_->ref(), layout));
+  cuda_check(preload_kernel(write_pieces_kernel), "gpu_context: preload");
   cudaStream_t s = nullptr;
   cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "gpu_context: stream");
   stream_ = s;
-  cuda_check(preload_kernel(write_pieces_kernel), "gpu_context: preload");
 }
 
 gpu_context::~gpu_context() {
@@ -126,24 +116,20 @@ gpu_context::~gpu_context() {
   if (stream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 
-write_result gpu_context::write_region(std::string_view name, const void* data, std::uint64_t bytes,
-                                       write_route route) {
-  if (cache_) throw std::logic_error("gpu_context: write_region after build_cache");
-  if (closed_) throw std::logic_error("gpu_context: write_region after close");
+void gpu_context::check_open(const char* what) const {
+  if (closed_) throw std::logic_error(std::string("gpu_context: ") + what + " after close");
+}
+
+write_result gpu_context::write_data(const region& r, const void* data, std::uint64_t bytes,
+                                     write_route route) {
   if (drives_->running()) throw std::logic_error("gpu_context: write_region while the engine runs");
-  const region& r = data_->regions().at(name);
-  if (bytes > r.bytes) {
-    throw std::invalid_argument("write_region \"" + r.name + "\": " + std::to_string(bytes) +
-                                " B of data for a region of " + std::to_string(r.bytes) + " B");
+  if (!emu::gpu::timing_of(cfg_.storage.model).moves_data) {
+    throw config_error("storage.model",
+                       "a model that moves no data (\"null\") cannot hold a region's contents "
+                       "(reads would return zeros), allowed any other model");
   }
-  const auto t0 = std::chrono::steady_clock::now();
-  write_result out = route == write_route::queues ? write_through_queues(r, data, bytes)
-                                                  : write_to_media(r, data, bytes);
-  data_->table().mark_written(out.region, checksum64(data, bytes));
-  if (data_->keeps_manifest()) write_manifest();
-  out.seconds = seconds_since(t0);
-  writes_.push_back(out);
-  return out;
+  return route == write_route::queues ? write_through_queues(r, data, bytes)
+                                      : write_to_media(r, data, bytes);
 }
 
 write_result gpu_context::write_to_media(const region& r, const void* data, std::uint64_t bytes) {
@@ -184,7 +170,7 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
       std::vector<piece_command> cmds;
       std::uint64_t staged = 0;
       for_each_stripe_piece(r.offset + done, n, data_->geometry().ssds, [&](const stripe_piece& p) {
-        const std::uint64_t padded = (p.bytes + lba - 1) / lba * lba;
+        const std::uint64_t padded = round_up(p.bytes, lba);
         cmds.push_back(
             {p.ssd_offset / lba, staged, p.ssd, static_cast<std::uint32_t>(padded / lba)});
         staged += stripe_bytes;  // every piece at its own stripe-unit slot: page aligned
@@ -226,39 +212,34 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
   return out;
 }
 
-void gpu_context::write_manifest() {
-  const std::vector<std::byte> m = data_->regions().encode(data_->geometry());
+std::uint64_t gpu_context::store_manifest(const std::vector<std::byte>& m) {
   if (std::byte* host = drives_->host_media(0)) {
     std::memcpy(host, m.data(), m.size());
-    return;
+    return 0;
   }
   const auto s = static_cast<cudaStream_t>(stream_);
   cuda_check(cudaMemcpyAsync(drives_->media(0), m.data(), m.size(), cudaMemcpyHostToDevice, s),
              "gpu_context: manifest");
   cuda_check(cudaStreamSynchronize(s), "gpu_context: manifest");
+  return 0;
 }
 
-bool gpu_context::load_manifest() {
-  if (!data_->keeps_manifest())
-    throw std::logic_error("gpu_context: load_manifest on a layout without a manifest");
-  if (cache_) throw std::logic_error("gpu_context: load_manifest after build_cache");
+std::vector<std::byte> gpu_context::fetch_manifest() {
   std::vector<std::byte> m(manifest_bytes);
   if (const std::byte* host = drives_->host_media(0)) {
     std::memcpy(m.data(), host, m.size());
-  } else {
-    const auto s = static_cast<cudaStream_t>(stream_);
-    cuda_check(cudaMemcpyAsync(m.data(), drives_->media(0), m.size(), cudaMemcpyDeviceToHost, s),
-               "gpu_context: manifest");
-    cuda_check(cudaStreamSynchronize(s), "gpu_context: manifest");
+    return m;
   }
-  if (!region_table::has_manifest(m)) return false;
-  data_->adopt(region_table::decode(m, data_->geometry()));
-  return true;
+  const auto s = static_cast<cudaStream_t>(stream_);
+  cuda_check(cudaMemcpyAsync(m.data(), drives_->media(0), m.size(), cudaMemcpyDeviceToHost, s),
+             "gpu_context: manifest");
+  cuda_check(cudaStreamSynchronize(s), "gpu_context: manifest");
+  return m;
 }
 
 gpu_context::cache_type& gpu_context::build_cache(cache_config cc) {
-  if (closed_) throw std::logic_error("gpu_context: build_cache after close");
-  if (cache_) flush();
+  check_open("build_cache");
+  flush_before_replacing();
   // cudaFree of the old cache and cudaMalloc of the new one wait for the whole device: never
   // while the engine runs.
   stop();
@@ -266,14 +247,14 @@ gpu_context::cache_type& gpu_context::build_cache(cache_config cc) {
   try {
     cache_.emplace(lines_filled(cc), drives_->ref(), drives_->dma_memory());
   } catch (const std::invalid_argument& e) {
-    throw config_error("cache", e.what());
+    throw config_error("cache.capacity", e.what());
   }
   cache_type::preload();
   return *cache_;
 }
 
 void gpu_context::start() {
-  if (closed_) throw std::logic_error("gpu_context: start after close");
+  check_open("start");
   if (!drives_->running()) drives_->start();
 }
 
@@ -282,9 +263,10 @@ void gpu_context::stop() {
 }
 
 bool gpu_context::flush() {
+  cache_type& c = cache();  // throws when there is none, before the engine starts
   const bool was_running = drives_->running();
   start();
-  const bool ok = cache().flush();
+  const bool ok = c.flush();
   if (!was_running) stop();
   return ok;
 }
@@ -310,14 +292,24 @@ nlohmann::json gpu_context::describe() const {
 void gpu_context::close() {
   if (closed_) return;
   bool ok = true;
+  std::string error;
   if (cache_) {
-    ok = flush();
-    stop();
-    cache_.reset();
+    try {
+      ok = flush();
+    } catch (const std::exception& e) {
+      ok = false;
+      error = e.what();
+    }
   }
+  // The engine stops and the cache goes before the drives, whose memory its slots are, whatever
+  // the write-back did.
   stop();
+  cache_.reset();
   closed_ = true;
-  if (!ok) throw std::runtime_error("gpu_context: the cache's last write-back or flush failed");
+  if (!ok) {
+    throw std::runtime_error("gpu_context: the cache's last write-back or flush failed" +
+                             (error.empty() ? std::string() : ": " + error));
+  }
 }
 
 }  // namespace bam

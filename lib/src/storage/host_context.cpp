@@ -15,6 +15,7 @@
 #include "bam/io/dma_chunk.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/nvme/names.hpp"
+#include "bam/queue/block_io.hpp"
 #include "bam/storage/checksum.hpp"
 #include "bam/storage/host_controllers.hpp"
 #include "bam/storage/kmod_controllers.hpp"
@@ -92,25 +93,67 @@ std::unique_ptr<host_context::controllers> open_controllers(const run_config& c)
   return out;
 }
 
-dataset dataset_of(host_context::controllers& ctrls, const layout_options& layout) {
-  const host_queue_set q = ctrls.table->ref();
-  return dataset(dataset_geometry{q.ssds(), q.lba_bytes()},
-                 striped_capacity_bytes(q.lbas() << q.lba_shift(), q.ssds()), layout);
+/// Timeout of each NVMe command of a region write or a manifest read or write.
+constexpr std::uint64_t region_io_timeout_ns = 30'000'000'000ull;
+
+/// Dataset bytes [offset, offset + bytes) as NVMe commands: the stripe-unit pieces, split at
+/// `most` bytes (the SSDs' MDTS; a multiple of the LBA size).
+std::vector<stripe_piece> command_pieces(std::uint64_t offset, std::uint64_t bytes,
+                                         std::uint32_t ssds, std::uint64_t most) {
+  std::vector<stripe_piece> out;
+  for_each_stripe_piece(offset, bytes, ssds, [&](stripe_piece p) {
+    for (std::uint64_t at = 0; at < p.bytes; at += most) {
+      stripe_piece q = p;
+      q.ssd_offset += at;
+      q.range_offset += at;
+      q.bytes = std::min(most, p.bytes - at);
+      out.push_back(q);
+    }
+  });
+  return out;
 }
 
-/// One NVMe write or read of `bytes` (a multiple of the LBA size) at byte `ssd_offset` of `ssd`,
-/// through queue `q` of it, from or into `buf`; std::runtime_error naming what failed.
-void block_transfer(const host_queue_set& set, std::uint32_t ssd, std::uint32_t q, bool write,
-                    std::uint64_t ssd_offset, std::uint64_t bytes, const dma_chunk& buf) {
-  const std::uint64_t lba = ssd_offset >> set.lba_shift();
-  const auto nlb = static_cast<std::uint32_t>(bytes >> set.lba_shift());
-  const nvme::prp_pair prp = buf.prps(bytes);
-  const nvme::command cmd = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
-  const nvme::completion c = set.queue(ssd, q).submit_and_wait(cmd);
+/// One NVMe write or read of piece `p` (padded to whole LBAs) from or into `buf`, through
+/// queue `q` of its SSD. std::runtime_error naming what failed.
+void piece_io(const host_queue_set& set, std::uint32_t q, bool write, const stripe_piece& p,
+              const dma_chunk& buf) {
+  const std::uint32_t lba = set.lba_bytes();
+  const std::uint64_t padded = round_up(p.bytes, lba);
+  const nvme::completion c = block_io(set, p.ssd, q, write, p.ssd_offset >> set.lba_shift(),
+                                      static_cast<std::uint32_t>(padded >> set.lba_shift()),
+                                      buf.prps(padded), region_io_timeout_ns);
   if (!c.status().ok()) {
-    throw std::runtime_error(fmt::format("{} of {} LBAs at LBA {} of SSD {} failed: {}",
-                                         write ? "write" : "read", nlb, lba, ssd,
-                                         nvme::describe(c.status())));
+    throw std::runtime_error(
+        fmt::format("{} of {} B at LBA {} of SSD {} failed: {}", write ? "write" : "read", padded,
+                    p.ssd_offset >> set.lba_shift(), p.ssd, nvme::describe(c.status())));
+  }
+}
+
+/// Writes piece `p` of `src` (its bytes at src + range_offset; the last LBA padded with zeros).
+void write_piece(const host_queue_set& set, std::uint32_t q, const stripe_piece& p,
+                 const std::byte* src, const dma_chunk& buf) {
+  const std::uint32_t lba = set.lba_bytes();
+  std::memcpy(buf.data(), src + p.range_offset, p.bytes);
+  std::memset(buf.data() + p.bytes, 0, round_up(p.bytes, lba) - p.bytes);
+  piece_io(set, q, true, p, buf);
+}
+
+/// Reads piece `p` into dst + range_offset.
+void read_piece(const host_queue_set& set, std::uint32_t q, const stripe_piece& p, std::byte* dst,
+                const dma_chunk& buf) {
+  piece_io(set, q, false, p, buf);
+  std::memcpy(dst + p.range_offset, buf.data(), p.bytes);
+}
+
+/// An NVMe Flush of every SSD of the set (what the writes before it wrote is durable after).
+void flush_ssds(const host_queue_set& set) {
+  for (std::uint32_t d = 0; d < set.ssds(); ++d) {
+    const nvme::completion c =
+        set.queue(d, 0).submit_and_wait(nvme::flush(1), region_io_timeout_ns);
+    if (!c.status().ok()) {
+      throw std::runtime_error(
+          fmt::format("flush of SSD {} failed: {}", d, nvme::describe(c.status())));
+    }
   }
 }
 
@@ -118,7 +161,7 @@ void block_transfer(const host_queue_set& set, std::uint32_t ssd, std::uint32_t 
 
 host_context::host_context(const run_config& c, const layout_options& layout)
     : storage_context(c), ctrls_(open_controllers(c)) {
-  data_.emplace(dataset_of(*ctrls_, layout));
+  data_.emplace(dataset::of(ctrls_->table->ref(), layout));
 }
 
 host_context::~host_context() {
@@ -129,54 +172,42 @@ host_context::~host_context() {
   }
 }
 
-write_result host_context::write_region(std::string_view name, const void* data,
-                                        std::uint64_t bytes) {
-  if (cache_) throw std::logic_error("host_context: write_region after build_cache");
-  if (!ctrls_) throw std::logic_error("host_context: write_region after close");
-  const region& r = data_->regions().at(name);
-  if (bytes > r.bytes) {
-    throw std::invalid_argument(fmt::format(
-        "write_region \"{}\": {} B of data for a region of {} B", r.name, bytes, r.bytes));
-  }
-  const auto t0 = std::chrono::steady_clock::now();
-  const host_queue_set set = ctrls_->table->ref();
-  // Each piece is one stripe unit's share (at most 64 KiB), split further by the MDTS.
-  std::vector<stripe_piece> pieces;
+void host_context::check_open(const char* what) const {
+  if (!ctrls_) throw std::logic_error(fmt::format("host_context: {} after close", what));
+}
+
+/// The largest command of the SSDs (their MDTS, at most a stripe unit).
+std::uint64_t host_context::command_bytes() const {
   const std::uint64_t mdts = ctrls_->caps().max_transfer_bytes;
-  const std::uint64_t most = mdts != 0 ? std::min<std::uint64_t>(mdts, stripe_bytes) : stripe_bytes;
-  for_each_stripe_piece(r.offset, bytes, set.ssds(), [&](stripe_piece p) {
-    for (std::uint64_t at = 0; at < p.bytes; at += most) {
-      stripe_piece q = p;
-      q.ssd_offset += at;
-      q.range_offset += at;
-      q.bytes = std::min(most, p.bytes - at);
-      pieces.push_back(q);
-    }
-  });
-  const auto* src = static_cast<const std::uint8_t*>(data);
-  const std::uint32_t lba = set.lba_bytes();
+  return mdts != 0 ? std::min<std::uint64_t>(mdts, stripe_bytes) : stripe_bytes;
+}
+
+write_result host_context::write_data(const region& r, const void* data, std::uint64_t bytes,
+                                      write_route route) {
+  if (route == write_route::media) {
+    throw std::invalid_argument(fmt::format(
+        "write_region \"{}\": route media: host_context writes through the SSDs' queues", r.name));
+  }
+  const host_queue_set set = ctrls_->table->ref();
+  const std::vector<stripe_piece> pieces =
+      command_pieces(r.offset, bytes, set.ssds(), command_bytes());
+  const auto* src = static_cast<const std::byte*>(data);
   const unsigned workers = static_cast<unsigned>(std::clamp<std::size_t>(
       std::min<std::size_t>(pieces.size(), std::thread::hardware_concurrency()), 1, 16));
-  std::atomic<std::size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::string error;
-  std::mutex error_mu;
   // The buffers come from this thread: allocators of DMA memory need not be thread-safe.
   std::vector<dma_chunk> bufs;
   for (unsigned w = 0; w < workers; ++w)
     bufs.emplace_back(ctrls_->shared_memory(), stripe_bytes);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::string error;
+  std::mutex error_mu;
   std::vector<std::thread> pool;
   for (unsigned w = 0; w < workers; ++w) {
     pool.emplace_back([&, w] {
       try {
-        const dma_chunk& buf = bufs[w];
-        for (std::size_t i; !failed && (i = next.fetch_add(1)) < pieces.size();) {
-          const stripe_piece& p = pieces[i];
-          const std::uint64_t padded = (p.bytes + lba - 1) / lba * lba;
-          std::memcpy(buf.data(), src + p.range_offset, p.bytes);
-          std::memset(buf.data() + p.bytes, 0, padded - p.bytes);
-          block_transfer(set, p.ssd, w % set.queues_per_ssd(), true, p.ssd_offset, padded, buf);
-        }
+        for (std::size_t i; !failed && (i = next.fetch_add(1)) < pieces.size();)
+          write_piece(set, w % set.queues_per_ssd(), pieces[i], src, bufs[w]);
       } catch (const std::exception& e) {
         std::lock_guard lock(error_mu);
         if (error.empty()) error = e.what();
@@ -187,51 +218,38 @@ write_result host_context::write_region(std::string_view name, const void* data,
   for (std::thread& t : pool)
     t.join();
   if (failed) throw std::runtime_error(fmt::format("write_region \"{}\": {}", r.name, error));
-  data_->table().mark_written(r.name, checksum64(data, bytes));
+  flush_ssds(set);
   write_result out;
   out.region = r.name;
   out.bytes = bytes;
-  out.commands = pieces.size();
+  out.commands = pieces.size() + set.ssds();  // the writes and a Flush per SSD
   out.route = "queues";
-  if (data_->keeps_manifest()) {
-    write_manifest();
-    ++out.commands;
-  }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  writes_.push_back(out);
   return out;
 }
 
-void host_context::write_manifest() {
-  const std::vector<std::byte> m = data_->regions().encode(data_->geometry());
+std::uint64_t host_context::store_manifest(const std::vector<std::byte>& m) {
   const host_queue_set set = ctrls_->table->ref();
-  const std::uint32_t lba = set.lba_bytes();
-  const std::uint64_t padded = (m.size() + lba - 1) / lba * lba;
-  dma_chunk buf(ctrls_->shared_memory(), manifest_bytes);
-  std::memcpy(buf.data(), m.data(), m.size());
-  std::memset(buf.data() + m.size(), 0, padded - m.size());
-  block_transfer(set, 0, 0, true, 0, padded, buf);
+  const std::vector<stripe_piece> pieces = command_pieces(0, m.size(), set.ssds(), command_bytes());
+  const dma_chunk buf(ctrls_->shared_memory(), stripe_bytes);
+  for (const stripe_piece& p : pieces)
+    write_piece(set, 0, p, m.data(), buf);
+  flush_ssds(set);
+  return pieces.size() + set.ssds();
 }
 
-bool host_context::load_manifest() {
-  if (!data_->keeps_manifest())
-    throw std::logic_error("host_context: load_manifest on a layout without a manifest");
-  if (cache_) throw std::logic_error("host_context: load_manifest after build_cache");
-  dma_chunk buf(ctrls_->shared_memory(), manifest_bytes);
-  block_transfer(ctrls_->table->ref(), 0, 0, false, 0, manifest_bytes, buf);
-  const std::span<const std::byte> bytes(reinterpret_cast<const std::byte*>(buf.data()),
-                                         manifest_bytes);
-  if (!region_table::has_manifest(bytes)) return false;
-  data_->adopt(region_table::decode(bytes, data_->geometry()));
-  return true;
+std::vector<std::byte> host_context::fetch_manifest() {
+  const host_queue_set set = ctrls_->table->ref();
+  std::vector<std::byte> m(manifest_bytes);
+  const dma_chunk buf(ctrls_->shared_memory(), stripe_bytes);
+  for (const stripe_piece& p : command_pieces(0, manifest_bytes, set.ssds(), command_bytes()))
+    read_piece(set, 0, p, m.data(), buf);
+  return m;
 }
 
 host_context::cache_type& host_context::build_cache(cache_config cc) {
-  if (!ctrls_) throw std::logic_error("host_context: build_cache after close");
-  if (cache_) {
-    cache_->flush();
-    cache_.reset();
-  }
+  check_open("build_cache");
+  flush_before_replacing();
+  cache_.reset();
   cache_.emplace(lines_filled(cc), ctrls_->table->ref(), ctrls_->shared_memory());
   return *cache_;
 }
@@ -241,7 +259,7 @@ bool host_context::flush() {
 }
 
 backend_caps host_context::caps() const {
-  if (!ctrls_) throw std::logic_error("host_context: caps after close");
+  check_open("caps");
   return ctrls_->caps();
 }
 
@@ -265,12 +283,21 @@ nlohmann::json host_context::describe() const {
 void host_context::close() {
   if (!ctrls_) return;
   bool ok = true;
+  std::string error;
   if (cache_) {
-    ok = cache_->flush();
-    cache_.reset();
+    try {
+      ok = cache_->flush();
+    } catch (const std::exception& e) {
+      ok = false;
+      error = e.what();
+    }
+    cache_.reset();  // before the controllers, whose memory its slots are, whatever happened
   }
   ctrls_.reset();
-  if (!ok) throw std::runtime_error("host_context: the cache's last write-back or flush failed");
+  if (!ok) {
+    throw std::runtime_error("host_context: the cache's last write-back or flush failed" +
+                             (error.empty() ? std::string() : ": " + error));
+  }
 }
 
 }  // namespace bam

@@ -34,12 +34,14 @@ std::uint64_t region_table::end() const {
   return regions_.empty() ? first_ : regions_.back().end();
 }
 
-const region& region_table::add(std::string name, std::uint64_t bytes) {
+region region_table::add(std::string name, std::uint64_t bytes) {
   if (name.empty()) throw std::invalid_argument("region: the name is empty");
   if (name.size() > region_name_max) {
     throw std::invalid_argument(
         fmt::format("region \"{}\": names have at most {} characters", name, region_name_max));
   }
+  if (name.find('\0') != std::string::npos)
+    throw std::invalid_argument("region: a name holds a NUL character");
   if (find(name) != nullptr)
     throw std::invalid_argument(fmt::format("region \"{}\" exists already", name));
   if (bytes == 0) throw std::invalid_argument(fmt::format("region \"{}\": 0 bytes", name));
@@ -47,8 +49,8 @@ const region& region_table::add(std::string name, std::uint64_t bytes) {
   r.name = std::move(name);
   r.offset = align_up(end());
   r.bytes = bytes;
-  regions_.push_back(std::move(r));
-  return regions_.back();
+  regions_.push_back(r);
+  return r;
 }
 
 const region* region_table::find(std::string_view name) const {
@@ -66,15 +68,19 @@ const region& region_table::at(std::string_view name) const {
                                       have.empty() ? "none" : have));
 }
 
-void region_table::mark_written(std::string_view name, std::uint64_t checksum) {
-  for (region& r : regions_) {
-    if (r.name == name) {
-      r.checksum = checksum;
-      r.written = true;
-      return;
-    }
-  }
-  at(name);  // throws, naming it
+void region_table::mark_written(std::string_view name, std::uint64_t bytes,
+                                std::uint64_t checksum) {
+  region& r = const_cast<region&>(at(name));
+  r.written_bytes = bytes;
+  r.checksum = checksum;
+  r.written = true;
+}
+
+void region_table::mark_unwritten(std::string_view name) {
+  region& r = const_cast<region&>(at(name));
+  r.written_bytes = 0;
+  r.checksum = 0;
+  r.written = false;
 }
 
 std::vector<std::byte> region_table::encode(const dataset_geometry& g) const {
@@ -91,6 +97,7 @@ std::vector<std::byte> region_table::encode(const dataset_geometry& g) const {
     std::memcpy(e.name.data(), r.name.data(), r.name.size());
     e.offset = r.offset;
     e.bytes = r.bytes;
+    e.written_bytes = r.written ? r.written_bytes : 0;
     e.checksum = r.written ? r.checksum : 0;
     e.flags = r.written ? manifest_written : 0;
     std::memcpy(entries + i * sizeof e, &e, sizeof e);
@@ -154,17 +161,26 @@ region_table region_table::decode(std::span<const std::byte> bytes,
     if (len == 0 || len == e.name.size())
       throw std::runtime_error(fmt::format("manifest: entry {} has no valid name", i));
     std::string name(e.name.data(), len);
-    if (e.offset % region_alignment != 0 || e.offset < t.end() || e.bytes == 0 ||
-        t.find(name) != nullptr) {
+    const auto bad = [&](const char* why) {
+      throw std::runtime_error(fmt::format("manifest: region \"{}\" at {} ({} B, {} written) {}",
+                                           name, e.offset, e.bytes, e.written_bytes, why));
+    };
+    if (e.offset % region_alignment != 0) bad("is misaligned");
+    if (e.offset < t.end()) bad("overlaps the one before");
+    if (t.find(name) != nullptr) bad("repeats a name");
+    if (e.bytes == 0 || e.bytes > ~std::uint64_t{0} - e.offset || e.written_bytes > e.bytes)
+      bad("is empty, or ends or was written past its end");
+    if ((e.flags & ~manifest_written) != 0 || e.reserved != 0) {
       throw std::runtime_error(fmt::format(
-          "manifest: region \"{}\" at {} ({} B) is misaligned, overlaps another or repeats a name",
-          name, e.offset, e.bytes));
+          "manifest: region \"{}\" carries flags {:#x} / reserved {:#x} this version does not know",
+          name, e.flags, e.reserved));
     }
     region r;
     r.name = std::move(name);
     r.offset = e.offset;
     r.bytes = e.bytes;
     r.written = (e.flags & manifest_written) != 0;
+    r.written_bytes = e.written_bytes;
     r.checksum = e.checksum;
     t.regions_.push_back(std::move(r));
   }

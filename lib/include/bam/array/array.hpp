@@ -8,6 +8,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "bam/array/element_access.hpp"
 #include "bam/array/range.hpp"
@@ -94,7 +95,10 @@ class array {
 
   array() = default;
   /// An array over one range; more may be appended with add_range.
-  BAM_HD array(const CacheRef& c, const range<T>& r) : c_(c) { add_range(r); }
+  BAM_HD array(const CacheRef& c, const range<T>& r) : c_(c) {
+    static_assert(std::is_trivially_copyable_v<array>, "kernels take arrays by value");
+    add_range(r);
+  }
 
   /// Appends `r` (its elements follow the current ones); false when max_ranges are in use or
   /// the range does not fit in the cache's dataset.

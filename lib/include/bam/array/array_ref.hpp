@@ -3,6 +3,8 @@
 // no cache operation; it releases the line when an access moves to another line, on reset()
 // and on destruction. One per thread; hit/miss statistics count one access per line change.
 // Each live handle pins a slot: more live handles than slots can block eviction for good.
+// Not a device-side ref in the owner/ref sense (it is a per-thread handle with a destructor, not
+// trivially copyable, never passed to a kernel): the name is the BaM dissertation's.
 #pragma once
 #include <cstddef>
 #include <cstdint>

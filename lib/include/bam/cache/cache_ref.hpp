@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "bam/cache/cache_stats.hpp"
 #include "bam/cache/line_state.hpp"
@@ -60,7 +61,9 @@ class cache_ref {
   using state_ref = device_atomic_ref<std::uint32_t>;
 
   cache_ref() = default;
-  BAM_HD cache_ref(const cache_meta& m, const StorageRef& s) : m_(m), s_(s) {}
+  BAM_HD cache_ref(const cache_meta& m, const StorageRef& s) : m_(m), s_(s) {
+    static_assert(std::is_trivially_copyable_v<cache_ref>, "kernels take cache refs by value");
+  }
 
   BAM_HD std::uint32_t line_bytes() const { return m_.line_bytes; }
   BAM_HD std::uint64_t lines() const { return m_.n_lines; }

@@ -42,8 +42,9 @@ __global__ void cache_flush_ssds_kernel(CacheRef c, unsigned* errors) {
 class gpu_slot_storage {
  public:
   /// Allocates the slots and their PRP lists from `slot_memory`, the PRP table (device memory)
-  /// and a non-blocking stream for the cache's own kernels and copies. Throws
-  /// std::invalid_argument for a bad line size or SSD count, std::runtime_error on CUDA errors.
+  /// and a non-blocking stream for the cache's own kernels and copies. Preconditions
+  /// (std::logic_error): a line size the schema allows, 1 to cache_max_ssds SSDs.
+  /// std::invalid_argument for a slot count past 2^32, std::runtime_error on CUDA errors.
   gpu_slot_storage(const cache_config& cfg, std::uint32_t ssds, std::uint32_t lba_shift,
                    std::uint64_t lbas, dma_allocator& slot_memory);
   ~gpu_slot_storage();

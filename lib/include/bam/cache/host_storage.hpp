@@ -50,8 +50,9 @@ class host_cache_storage {
  public:
   using ref_type = queue_storage_ref<host_queue_set>;
 
-  /// Throws std::invalid_argument for a bad line size, no SSDs or queues, or more than
-  /// cache_max_ssds SSDs. `queues` must outlive the storage.
+  /// Preconditions (std::logic_error): a line size the schema allows, 1 to cache_max_ssds SSDs.
+  /// Throws std::invalid_argument for no queues or a slot count past 2^32. `queues` must outlive
+  /// the storage.
   host_cache_storage(const cache_config& cfg, const host_queue_set& queues,
                      dma_allocator& slot_memory);
   /// The same over SSDs described one by one (the storage keeps their queue table).
@@ -105,8 +106,5 @@ class host_cache_storage {
   std::uint32_t tables_ = 1;  ///< PRP tables (1, or one per SSD)
   std::vector<nvme::prp_pair> prps_;
 };
-
-static_assert(std::is_trivially_copyable_v<host_cache_storage::ref_type>);
-static_assert(std::is_trivially_copyable_v<cache_ref<host_cache_storage::ref_type>>);
 
 }  // namespace bam

@@ -17,7 +17,9 @@
 
 namespace bam {
 
-/// Trivially copyable. `QueueSet` is a queue_set_ref of the storage's SSDs.
+/// Trivially copyable. `QueueSet` is a queue_set_ref of the storage's SSDs, or one that also has
+/// `BAM_HD void after_read(std::uint32_t ssd) const`, called after every read completes and
+/// before its line is published (kmod_gpu_ordered_queue_set: the §4.4 ordering read).
 template <class QueueSet>
 class queue_storage_ref {
  public:
@@ -36,7 +38,9 @@ class queue_storage_ref {
   };
 
   queue_storage_ref() = default;
-  BAM_HD explicit queue_storage_ref(const params& p) : p_(p) {}
+  BAM_HD explicit queue_storage_ref(const params& p) : p_(p) {
+    static_assert(std::is_trivially_copyable_v<queue_storage_ref>, "kernels take it by value");
+  }
 
   BAM_HD std::uint32_t ssds() const { return p_.map.ssds; }
   BAM_HD const line_map& map() const { return p_.map; }
@@ -80,6 +84,11 @@ class queue_storage_ref {
       c.add(c.io_errors, 1);
       return false;
     }
+    // A queue set whose data may be seen before it lands (a real controller writing GPU memory:
+    // the §4.4 ordering read) says so with after_read(); the others have none.
+    if constexpr (requires(const QueueSet& q) { q.after_read(ssd); }) {
+      if (!write) p_.queues.after_read(ssd);
+    }
     c.add(write ? c.writes : c.reads, 1);
     c.add(write ? c.bytes_written[ssd] : c.bytes_read[ssd], p_.line_bytes);
     return true;
@@ -87,8 +96,5 @@ class queue_storage_ref {
 
   params p_{};
 };
-
-static_assert(std::is_trivially_copyable_v<queue_storage_ref<queue_set_ref<memory_doorbell>>>);
-static_assert(std::is_trivially_copyable_v<queue_storage_ref<queue_set_ref<device_doorbell>>>);
 
 }  // namespace bam

@@ -127,6 +127,9 @@ struct run_config {
 /// resolved: "auto" is on exactly for backend nvme). Host-mode I/O never needs it.
 bool nvme_ordering_read_enabled(const run_config& c);
 
+/// log2 of storage.lba_size (the one place it is computed; kernels take it from their queue set).
+std::uint32_t lba_shift_of(const storage_config& s);
+
 const char* to_string(backend_kind k);
 const char* to_string(media_kind k);
 const char* to_string(io_pattern p);

@@ -23,6 +23,14 @@ using kmod_gpu_queue = queue_pair_ref<mmio_doorbell, cuda::thread_scope_device>;
 using kmod_gpu_queue_set = queue_set_ref<mmio_doorbell, cuda::thread_scope_device>;
 using kmod_gpu_ordering = ordering_read_ref<mmio_doorbell, cuda::thread_scope_device>;
 
+/// The queue set with the §4.4 ordering read after every read it completes: what the cache's GPU
+/// storage needs over a real controller, whose PCIe writes of a line may reach GPU memory after
+/// the completion (queue_storage_ref calls after_read()). Trivially copyable.
+struct kmod_gpu_ordered_queue_set : kmod_gpu_queue_set {
+  kmod_gpu_ordering ordering{};
+  BAM_HD void after_read(std::uint32_t) const { ordering.after_completion(); }
+};
+
 struct kmod_gpu_queue_options {
   std::uint32_t pairs = 1;             ///< queue pairs for the application
   std::uint32_t entries = 1024;        ///< SQ and CQ entries (a ring must be bus-contiguous: at
@@ -51,6 +59,8 @@ class kmod_gpu_queues {
   /// The §4.4 ordering read: call after_completion() on it after a read completed and before
   /// using its data. Disabled (does nothing) when the option is off.
   kmod_gpu_ordering ordering() const { return ordering_; }
+  /// ref() with ordering(): the queue set a cache over this controller takes.
+  kmod_gpu_ordered_queue_set ordered_ref() const { return {set_, ordering_}; }
   /// GPU memory mapped for this controller, for data buffers (64 KiB pages, bus address each).
   dma_allocator& gpu_allocator() { return rings_; }
   /// The extra reads issued so far and how many failed (copied from GPU memory; call with no

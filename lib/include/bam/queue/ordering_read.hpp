@@ -44,7 +44,9 @@ class ordering_read_ref {
   BAM_HD ordering_read_ref(ordering_state* state, queue_pair_ref<Doorbell, Scope> queue,
                            std::uint64_t scratch_bus, std::uint32_t nsid = 1, std::uint64_t lba = 0,
                            std::uint32_t nlb = 1)
-      : state_(state), queue_(queue), scratch_(scratch_bus), nsid_(nsid), lba_(lba), nlb_(nlb) {}
+      : state_(state), queue_(queue), scratch_(scratch_bus), nsid_(nsid), lba_(lba), nlb_(nlb) {
+    static_assert(std::is_trivially_copyable_v<ordering_read_ref>, "kernels take it by value");
+  }
 
   BAM_HD bool enabled() const { return state_ != nullptr; }
 
@@ -92,8 +94,5 @@ class ordering_read_ref {
   std::uint64_t lba_ = 0;
   std::uint32_t nlb_ = 1;
 };
-
-static_assert(std::is_trivially_copyable_v<ordering_read_ref<memory_doorbell>>);
-static_assert(std::is_trivially_copyable_v<ordering_read_ref<mmio_doorbell>>);
 
 }  // namespace bam

@@ -56,7 +56,9 @@ class queue_pair_ref {
   using ref_t = cuda::atomic_ref<T, Scope>;
 
   queue_pair_ref() = default;
-  BAM_HD explicit queue_pair_ref(const queue_pointers& p) : p_(p) {}
+  BAM_HD explicit queue_pair_ref(const queue_pointers& p) : p_(p) {
+    static_assert(std::is_trivially_copyable_v<queue_pair_ref>, "kernels take it by value");
+  }
 
   /// Allocates a command ID, enqueues `cmd` (its cid field is overwritten), rings the doorbell
   /// (coalesced with concurrent submitters) and waits for its completion, which it returns.
@@ -376,9 +378,5 @@ class queue_pair_ref {
 
   queue_pointers p_{};
 };
-
-static_assert(std::is_trivially_copyable_v<queue_pair_ref<memory_doorbell>>);
-static_assert(std::is_trivially_copyable_v<queue_pair_ref<device_doorbell>>);
-static_assert(std::is_trivially_copyable_v<queue_pair_ref<mmio_doorbell>>);
 
 }  // namespace bam

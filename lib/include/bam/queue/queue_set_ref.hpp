@@ -43,7 +43,9 @@ class queue_set_ref {
   };
 
   queue_set_ref() = default;
-  BAM_HD explicit queue_set_ref(const params& p) : p_(p) {}
+  BAM_HD explicit queue_set_ref(const params& p) : p_(p) {
+    static_assert(std::is_trivially_copyable_v<queue_set_ref>, "kernels take it by value");
+  }
 
   BAM_HD std::uint32_t ssds() const { return p_.ssds; }
   BAM_HD std::uint32_t queues_per_ssd() const { return p_.queues_per_ssd; }
@@ -76,9 +78,5 @@ class queue_set_ref {
  private:
   params p_{};
 };
-
-static_assert(std::is_trivially_copyable_v<queue_set_ref<memory_doorbell>>);
-static_assert(std::is_trivially_copyable_v<queue_set_ref<device_doorbell>>);
-static_assert(std::is_trivially_copyable_v<queue_set_ref<mmio_doorbell>>);
 
 }  // namespace bam

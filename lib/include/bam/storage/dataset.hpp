@@ -11,6 +11,7 @@
 
 #include "bam/array/array.hpp"
 #include "bam/cache/cache_config.hpp"
+#include "bam/cache/line_map.hpp"
 #include "bam/config/run_config.hpp"
 #include "bam/storage/regions.hpp"
 
@@ -42,15 +43,23 @@ struct write_result {
 
 class dataset {
  public:
+  /// The dataset on the SSDs of queue set `q`: their geometry, their room in whole stripe units.
+  template <class QueueSet>
+  static dataset of(const QueueSet& q, const layout_options& o) {
+    return dataset(dataset_geometry{q.ssds(), q.lba_bytes()},
+                   striped_capacity_bytes(q.lbas() << q.lba_shift(), q.ssds()), o);
+  }
+
   dataset(const dataset_geometry& g, std::uint64_t capacity_bytes, const layout_options& o);
 
-  /// Appends a region (bam/storage/regions.hpp). Throws std::invalid_argument as region_table
-  /// does, and when it would end past capacity_bytes().
-  const region& add_region(std::string name, std::uint64_t bytes);
+  /// Appends a region (bam/storage/regions.hpp) and returns it. Throws std::invalid_argument as
+  /// region_table does, and when it would end past capacity_bytes().
+  region add_region(std::string name, std::uint64_t bytes);
   const region_table& regions() const { return table_; }
   region_table& table() { return table_; }
-  /// Replaces the table by one read from a manifest.
-  void adopt(region_table t) { table_ = std::move(t); }
+  /// Replaces the table by one read from a manifest; std::runtime_error (naming
+  /// storage.media.size_bytes) when its regions end past capacity_bytes().
+  void adopt(region_table t);
 
   const dataset_geometry& geometry() const { return geometry_; }
   /// Bytes of the dataset the SSDs hold (whole stripe units on every SSD).

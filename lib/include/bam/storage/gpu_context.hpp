@@ -55,17 +55,12 @@ class gpu_context
   gpu_context(const gpu_context&) = delete;
   gpu_context& operator=(const gpu_context&) = delete;
 
-  /// Writes `bytes` bytes of `data` (host memory) at the start of region `name`, then the
-  /// manifest (when kept). Route media (what automatic picks): straight into the emulated media,
-  /// no NVMe command (honest for emulated SSDs: what a real drive would pay is the queue route).
-  /// Route queues: NVMe writes of up to a stripe unit by GPU threads through the drives' queues,
-  /// from a staging buffer in GPU memory (what real SSDs need). Before build_cache(), engine
-  /// stopped (std::logic_error otherwise); std::runtime_error when a write fails.
-  write_result write_region(std::string_view name, const void* data, std::uint64_t bytes,
-                            write_route route = write_route::automatic);
-  /// Reads the manifest from SSD 0's media: true when one was there (its regions replace the
-  /// table), false when none. std::runtime_error when it is damaged or does not match.
-  bool load_manifest();
+  // write_region (storage_context): route media (what automatic picks) writes straight into the
+  // emulated media, no NVMe command (honest for emulated SSDs: what a real drive would pay is
+  // the queue route); route queues: NVMe writes of up to a stripe unit by GPU threads through
+  // the drives' queues from a staging buffer in GPU memory (what real SSDs need). With the
+  // engine stopped (std::logic_error otherwise); config_error (storage.model) for a model that
+  // moves no data; std::runtime_error when a write fails.
 
   using storage_context::build_cache;
   /// Builds exactly `cc` (cc.lines = 0: through the last region), replacing an earlier cache
@@ -93,17 +88,20 @@ class gpu_context
   void close();
 
  private:
+  friend class storage_context;
   struct staging;
+  void check_open(const char* what) const;
+  write_result write_data(const region& r, const void* data, std::uint64_t bytes,
+                          write_route route);
   write_result write_to_media(const region& r, const void* data, std::uint64_t bytes);
   write_result write_through_queues(const region& r, const void* data, std::uint64_t bytes);
-  void write_manifest();
+  /// Writes the manifest into SSD 0's media at byte 0; no NVMe command (returns 0).
+  std::uint64_t store_manifest(const std::vector<std::byte>& m);
+  std::vector<std::byte> fetch_manifest();
 
   std::unique_ptr<emu::gpu::emulated_drives> drives_;
   void* stream_ = nullptr;  ///< cudaStream_t, non-blocking: the context's copies and kernels
   bool closed_ = false;
 };
-
-static_assert(std::is_trivially_copyable_v<gpu_context::cache_ref_type>);
-static_assert(std::is_trivially_copyable_v<gpu_context::array_type<std::uint64_t>>);
 
 }  // namespace bam

@@ -42,14 +42,10 @@ class host_context : public storage_context<host_context, bam::cache<host_cache_
   host_context(const host_context&) = delete;
   host_context& operator=(const host_context&) = delete;
 
-  /// Writes `bytes` bytes of `data` at the start of region `name` (at most its size) with NVMe
-  /// writes of up to a stripe unit through the queues, from several threads, then the manifest
-  /// (when kept). Before build_cache() (std::logic_error otherwise); std::runtime_error naming
-  /// the SSD, LBA and status when a write fails.
-  write_result write_region(std::string_view name, const void* data, std::uint64_t bytes);
-  /// Reads the manifest from the SSDs: true when one was there (its regions replace the table),
-  /// false when none. std::runtime_error when it is damaged or does not match the SSDs.
-  bool load_manifest();
+  // write_region (storage_context): NVMe writes of up to a stripe unit (and the SSDs' MDTS)
+  // through the queues, from several threads, each SSD flushed after; route media is refused
+  // (std::invalid_argument). std::runtime_error naming the SSD, LBA and status when a write
+  // fails or times out.
 
   using storage_context::build_cache;
   /// Builds exactly `cc` (cc.lines = 0: through the last region), replacing an earlier cache
@@ -70,11 +66,16 @@ class host_context : public storage_context<host_context, bam::cache<host_cache_
   struct controllers;
 
  private:
-  void write_manifest();
+  friend class storage_context;
+  void check_open(const char* what) const;
+  write_result write_data(const region& r, const void* data, std::uint64_t bytes,
+                          write_route route);
+  /// Writes the manifest at the dataset's byte 0; returns the commands it took.
+  std::uint64_t store_manifest(const std::vector<std::byte>& m);
+  std::vector<std::byte> fetch_manifest();
+  std::uint64_t command_bytes() const;
 
   std::unique_ptr<controllers> ctrls_;
 };
-
-static_assert(std::is_trivially_copyable_v<host_context::array_type<std::uint64_t>>);
 
 }  // namespace bam

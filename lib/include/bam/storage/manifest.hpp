@@ -4,6 +4,7 @@
 // found again and read back with any cache line size. Little-endian, fixed layout.
 #pragma once
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -34,18 +35,22 @@ static_assert(offsetof(manifest_header, checksum) == 40);
 
 /// One region.
 struct manifest_entry {
-  std::array<char, 64> name;  ///< NUL-terminated (at most 63 characters)
-  std::uint64_t offset;       ///< first byte in the dataset
-  std::uint64_t bytes;
-  std::uint64_t checksum;  ///< XXH64 (seed 0) of the bytes written; 0 when never written
-  std::uint32_t flags;     ///< manifest_written when the region's contents were written
-  std::uint32_t reserved;  ///< 0
+  std::array<char, 56> name;    ///< NUL-terminated (at most 55 characters)
+  std::uint64_t offset;         ///< first byte in the dataset
+  std::uint64_t bytes;          ///< the region's size
+  std::uint64_t written_bytes;  ///< bytes [0, written_bytes) hold written contents
+  std::uint64_t checksum;       ///< XXH64 (seed 0) of those bytes; 0 when never written
+  std::uint32_t flags;          ///< manifest_written when the contents were written completely
+  std::uint32_t reserved;       ///< 0
 };
 static_assert(sizeof(manifest_entry) == 96);
-static_assert(offsetof(manifest_entry, offset) == 64);
+static_assert(offsetof(manifest_entry, offset) == 56);
+static_assert(offsetof(manifest_entry, written_bytes) == 72);
 static_assert(offsetof(manifest_entry, checksum) == 80);
 static_assert(offsetof(manifest_entry, flags) == 88);
 
 inline constexpr std::uint32_t manifest_written = 1;
+/// The structs are copied as they are: the manifest's byte order is the host's, little-endian.
+static_assert(std::endian::native == std::endian::little);
 
 }  // namespace bam

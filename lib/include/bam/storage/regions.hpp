@@ -19,13 +19,14 @@ namespace bam {
 inline constexpr std::uint64_t region_alignment = stripe_bytes;
 /// The manifest's room: the dataset's first stripe unit, when it keeps one.
 inline constexpr std::uint64_t manifest_bytes = stripe_bytes;
-inline constexpr std::size_t region_name_max = 63;
+inline constexpr std::size_t region_name_max = 55;
 
 struct region {
   std::string name;
   std::uint64_t offset = 0;  ///< first byte in the dataset (a multiple of region_alignment)
   std::uint64_t bytes = 0;
-  std::uint64_t checksum = 0;  ///< checksum64 of the contents written (valid when written)
+  std::uint64_t written_bytes = 0;  ///< bytes [0, written_bytes) were written (when written)
+  std::uint64_t checksum = 0;       ///< checksum64 of those bytes (valid when written)
   bool written = false;
 
   std::uint64_t end() const { return offset + bytes; }
@@ -49,15 +50,19 @@ class region_table {
   /// its manifest in its first stripe unit, 0 without one).
   explicit region_table(std::uint64_t first = manifest_bytes);
 
-  /// Appends a region of `bytes` after the last one (aligned). Throws std::invalid_argument for
-  /// an empty name, one longer than region_name_max, a name already used, or 0 bytes.
-  const region& add(std::string name, std::uint64_t bytes);
+  /// Appends a region of `bytes` after the last one (aligned) and returns it. Throws
+  /// std::invalid_argument for an empty name, one longer than region_name_max or holding a NUL,
+  /// a name already used, or 0 bytes.
+  region add(std::string name, std::uint64_t bytes);
   /// The region called `name`, or nullptr.
   const region* find(std::string_view name) const;
-  /// The same; throws std::out_of_range naming it and the regions there are.
+  /// The same; throws std::out_of_range naming it and the regions there are. (References into
+  /// the table stay valid until the next add.)
   const region& at(std::string_view name) const;
-  /// Records that the region's contents were written, with their checksum.
-  void mark_written(std::string_view name, std::uint64_t checksum);
+  /// Records that the first `bytes` bytes of the region were written, with their checksum.
+  void mark_written(std::string_view name, std::uint64_t bytes, std::uint64_t checksum);
+  /// Records that the region's contents are being rewritten (not valid until mark_written).
+  void mark_unwritten(std::string_view name);
 
   const std::vector<region>& regions() const { return regions_; }
   std::uint64_t first() const { return first_; }
@@ -71,7 +76,8 @@ class region_table {
   static bool has_manifest(std::span<const std::byte> bytes);
   /// The table a manifest holds. Throws std::runtime_error naming what is wrong: not a
   /// manifest, another version, a bad checksum, a geometry other than `expect` (SSD count, LBA
-  /// size, stripe unit), or entries that overlap or are misaligned.
+  /// size, stripe unit), or entries that overlap, are misaligned, repeat a name, or carry
+  /// values this version does not know.
   static region_table decode(std::span<const std::byte> bytes, const dataset_geometry& expect);
 
  private:

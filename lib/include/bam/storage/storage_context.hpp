@@ -1,9 +1,11 @@
 // bam/storage/storage_context.hpp: API. What the two storage contexts (host_context for CPU
 // threads, gpu_context for GPU threads) share: the run config, the dataset (geometry and named
-// regions), the region writes done, the cache over the regions and typed arrays over each
-// region. A base template (CRTP): the derived context owns the SSDs, writes regions its way and
-// builds its cache (Derived::build_cache(cache_config)).
+// regions), writing a region's contents and the manifest, the cache over the regions and typed
+// arrays over each region. A base template (CRTP): the derived context owns the SSDs and
+// supplies how data reaches them (write_data, store_manifest, fetch_manifest) and how it builds
+// its cache (build_cache(cache_config)).
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -15,9 +17,13 @@
 #include "bam/array/array.hpp"
 #include "bam/cache/cache_config.hpp"
 #include "bam/config/run_config.hpp"
+#include "bam/storage/checksum.hpp"
 #include "bam/storage/dataset.hpp"
 
 namespace bam {
+
+/// Throws config_error (storage.ssd_count) when `c` asks for more SSDs than a cache spans.
+void check_cache_ssds(const run_config& c);
 
 template <class Derived, class Cache>
 class storage_context {
@@ -33,11 +39,56 @@ class storage_context {
   /// The region writes so far.
   const std::vector<write_result>& writes() const { return writes_; }
 
-  /// Appends a region of `bytes` (see dataset::add_region). Before build_cache()
+  /// Appends a region of `bytes` (see dataset::add_region) and returns it. Before build_cache()
   /// (std::logic_error otherwise).
-  const region& add_region(std::string name, std::uint64_t bytes) {
+  region add_region(std::string name, std::uint64_t bytes) {
     if (cache_) throw std::logic_error("storage context: add_region after build_cache");
     return data_->add_region(std::move(name), bytes);
+  }
+
+  /// Writes `bytes` bytes of `data` (host memory) at the start of region `name` (at most its
+  /// size), then the manifest when the layout keeps one. A region written before is first
+  /// recorded as unwritten on the SSDs, so a write that fails part way leaves no manifest that
+  /// vouches for half-new data. How the bytes travel is the derived context's (its
+  /// write_region docs); `route` picks among its ways. Before build_cache()
+  /// (std::logic_error otherwise); std::invalid_argument for too many bytes; the failures of
+  /// the route.
+  write_result write_region(std::string_view name, const void* data, std::uint64_t bytes,
+                            write_route route = write_route::automatic) {
+    if (cache_) throw std::logic_error("storage context: write_region after build_cache");
+    self().check_open("write_region");
+    const region r = data_->regions().at(name);
+    if (bytes > r.bytes) {
+      throw std::invalid_argument("write_region \"" + r.name + "\": " + std::to_string(bytes) +
+                                  " B of data for a region of " + std::to_string(r.bytes) + " B");
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    if (r.written && data_->keeps_manifest()) {
+      data_->table().mark_unwritten(r.name);
+      self().store_manifest(data_->regions().encode(data_->geometry()));
+    }
+    write_result out = self().write_data(r, data, bytes, route);
+    data_->table().mark_written(r.name, bytes, checksum64(data, bytes));
+    if (data_->keeps_manifest()) {
+      out.commands += self().store_manifest(data_->regions().encode(data_->geometry()));
+    }
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    writes_.push_back(out);
+    return out;
+  }
+
+  /// Reads the manifest from the dataset's first stripe unit: true when one was there (its
+  /// regions replace the table), false when none. std::runtime_error when it is damaged, does not
+  /// match the SSDs or names regions past their room. Before build_cache().
+  bool load_manifest() {
+    if (!data_->keeps_manifest())
+      throw std::logic_error("storage context: load_manifest on a layout without a manifest");
+    if (cache_) throw std::logic_error("storage context: load_manifest after build_cache");
+    self().check_open("load_manifest");
+    const std::vector<std::byte> m = self().fetch_manifest();
+    if (!region_table::has_manifest(m)) return false;
+    data_->adopt(region_table::decode(m, data_->geometry()));
+    return true;
   }
 
   /// Builds the cache the config asks for (cache.line_size; cache.capacity / line_size slots)
@@ -58,7 +109,7 @@ class storage_context {
   std::uint32_t prp_tables() const { return cache_ ? cache_->storage().prp_tables() : 0; }
 
  protected:
-  explicit storage_context(const run_config& c) : cfg_(c) {}
+  explicit storage_context(const run_config& c) : cfg_(c) { check_cache_ssds(c); }
   ~storage_context() = default;
   Derived& self() { return static_cast<Derived&>(*this); }
   /// cc with its lines filled in (0: through the last region).
@@ -66,11 +117,20 @@ class storage_context {
     if (cc.lines == 0) cc.lines = data_->lines(cc.line_bytes);
     return cc;
   }
+  /// Writes the old cache back before a new one replaces it; throws (keeping it) when that
+  /// fails, so no dirty line is dropped unwritten.
+  void flush_before_replacing() {
+    if (cache_ && !self().flush()) {
+      throw std::runtime_error(
+          "storage context: the cache could not be written back; it is kept (no new cache)");
+    }
+  }
 
   run_config cfg_;
   std::optional<dataset> data_;  ///< set by the derived constructor once the SSDs are up
   std::vector<write_result> writes_;
-  std::optional<cache_type> cache_;  ///< dropped by the derived close(), before the SSDs go
+  /// Dropped by the derived close() before the SSDs go, also when writing it back fails.
+  std::optional<cache_type> cache_;
 };
 
 }  // namespace bam

@@ -18,6 +18,11 @@ struct stripe_piece {
   std::uint64_t bytes = 0;
 };
 
+/// `n` rounded up to a multiple of `unit` (e.g. a piece's bytes to whole LBAs).
+constexpr std::uint64_t round_up(std::uint64_t n, std::uint64_t unit) {
+  return (n + unit - 1) / unit * unit;
+}
+
 /// The SSD and byte offset of dataset byte `at` over `ssds` SSDs.
 inline stripe_piece place_of(std::uint64_t at, std::uint32_t ssds) {
   const std::uint64_t unit = at >> stripe_shift;

@@ -17,16 +17,12 @@ emu::timing_model timing_of(const model_spec& spec) {
   return emu::from_ssd_model(*m);
 }
 
-std::uint32_t lba_shift_of(const run_config& c) {
-  return static_cast<std::uint32_t>(std::countr_zero(c.storage.lba_size));
-}
-
 drives_config drives_config_of(const run_config& c) {
   drives_config dc;
   const emu::timing_model tm = timing_of(c.storage.model);
   for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
     drive_config d;
-    d.lba_shift = lba_shift_of(c);
+    d.lba_shift = lba_shift_of(c.storage);
     d.lbas = c.storage.media.size_bytes / c.storage.lba_size;
     d.media =
         c.storage.media.kind == bam::media_kind::gpu ? media_kind::device : media_kind::pinned_host;

@@ -147,7 +147,7 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
       ed[d].nvm.nsze = dc.lbas;
       ed[d].nvm.lba_log2 = dc.lba_shift;
       ed[d].nvm.mps_log2 = 12;
-      ed[d].nvm.max_transfer_bytes = 2u << 20;
+      ed[d].nvm.max_transfer_bytes = static_cast<std::uint32_t>(max_transfer_bytes);
       ed[d].service = emu::make_service_table(dc.model);
       ed[d].faults = emu::make_fault_plan(dc.faults);
       ed[d].clock = m.clocks + d;

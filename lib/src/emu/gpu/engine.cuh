@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "bam/emu/fault_injection.hpp"
+#include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/nvm_processor.hpp"
 #include "bam/emu/timing_model.hpp"
 #include "bam/nvme/spec.hpp"
@@ -53,7 +54,7 @@ struct engine_params {
 /// Pending completions per engine warp (shared memory).
 inline constexpr std::uint32_t pending_per_warp = 128;
 /// Largest engine block: the kernel's launch bound (registers are capped to fit it on an SM).
-inline constexpr std::uint32_t engine_max_warps_per_block = 16;
+inline constexpr std::uint32_t engine_max_warps_per_block = max_engine_warps_per_block;
 
 inline constexpr std::size_t engine_shared_bytes_per_warp =
     pending_per_warp * (sizeof(std::uint64_t) + sizeof(std::uint32_t)) + 32 * sizeof(std::uint32_t);

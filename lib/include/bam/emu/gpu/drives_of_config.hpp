@@ -13,9 +13,6 @@ namespace bam::emu::gpu {
 /// unknown preset.
 emu::timing_model timing_of(const model_spec& spec);
 
-/// log2 of storage.lba_size: the drives' LBA shift.
-std::uint32_t lba_shift_of(const run_config& c);
-
 /// Queues one engine warp serves at most (a queue per lane).
 inline constexpr std::uint32_t queues_per_engine_warp = 32;
 

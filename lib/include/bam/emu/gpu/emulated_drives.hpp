@@ -27,6 +27,11 @@ namespace bam::emu::gpu {
 
 enum class media_kind : std::uint8_t { pinned_host, device };
 
+/// Largest engine block, in warps (the engine kernel's launch bound; gpu.engine_warps_per_block).
+inline constexpr std::uint32_t max_engine_warps_per_block = 16;
+/// The drives' MDTS: the largest transfer one command may ask for.
+inline constexpr std::uint64_t max_transfer_bytes = std::uint64_t{2} << 20;
+
 /// One emulated drive.
 struct drive_config {
   std::uint64_t lbas = 1u << 20;
