@@ -141,6 +141,21 @@ TEST(NbbGpu, SweepReusesTheDrivesAndEveryJobAddsUp) {
   }
 }
 
+TEST(NbbGpu, ASweepOfTheEngineSizeOpensAnEngineOfEachSize) {
+  temp_dir dir;
+  const json doc =
+      run_report({"--backend", "emulated", "--pairs", "8", "--outstanding", "1", "--ios", "5000",
+                  "--set", "storage.media.size_bytes=16777216", "--set",
+                  "gpu.engine_warps_per_block=4", "--sweep", "gpu.engine_blocks=2,4"},
+                 dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  ASSERT_EQ(doc["jobs"].size(), 2u);
+  EXPECT_EQ(doc["jobs"][0]["bamkit"]["stats"]["engine_warps"], 8u);
+  EXPECT_EQ(doc["jobs"][1]["bamkit"]["stats"]["engine_warps"], 16u);
+  for (const auto& job : doc["jobs"])
+    expect_job_adds_up(job, job["bamkit"], 5000, 1);
+}
+
 TEST(NbbGpu, DurationRunStopsAndCountsWhatItDid) {
   temp_dir dir;
   const json doc = run_report({"--backend", "emulated", "--model", "optane-p5800x", "--pairs", "16",
