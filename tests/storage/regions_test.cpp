@@ -170,8 +170,11 @@ TEST(Stripes, PiecesOfAnUnalignedRangeFollowTheStripeRule) {
 
 TEST(RegionTable, TooManyRegionsForOneStripeUnitAreRefused) {
   region_table t;
-  for (int i = 0; i < 682; ++i)
-    t.add("r" + std::to_string(i), 1);
+  for (int i = 0; i < 682; ++i) {
+    std::string name = "r";
+    name += std::to_string(i);
+    t.add(name, 1);
+  }
   EXPECT_NO_THROW(t.encode(geometry));  // 48 + 682 * 96 = 65520 bytes
   t.add("one-more", 1);
   EXPECT_THROW(t.encode(geometry), std::length_error);

@@ -1,11 +1,13 @@
 // Prepared PRPs of cache slots (bam/cache/slot_prps.hpp).
 #include "bam/cache/slot_prps.hpp"
 
-#include "bam/detail/expects.hpp"
+#include <fmt/format.h>
 
 #include <bit>
 #include <stdexcept>
 #include <string>
+
+#include "bam/detail/expects.hpp"
 
 namespace bam {
 
@@ -13,10 +15,9 @@ void check_line_bytes(std::uint32_t line_bytes, std::uint32_t lba_bytes) {
   // The schema (cache.line_size) and validate() (a multiple of storage.lba_size) decided these.
   BAM_EXPECTS(std::has_single_bit(line_bytes) && line_bytes >= min_line_bytes &&
                   line_bytes <= max_line_bytes,
-              "cache: line_bytes " + std::to_string(line_bytes));
+              fmt::format("cache: line_bytes {}", line_bytes));
   BAM_EXPECTS(lba_bytes != 0 && line_bytes % lba_bytes == 0,
-              "cache: line_bytes " + std::to_string(line_bytes) + " with LBAs of " +
-                  std::to_string(lba_bytes) + " B");
+              fmt::format("cache: line_bytes {} with LBAs of {} B", line_bytes, lba_bytes));
 }
 
 std::uint32_t slot_list_pages(std::uint32_t line_bytes) {

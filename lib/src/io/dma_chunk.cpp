@@ -1,6 +1,8 @@
 // A host thread's block I/O buffer (bam/io/dma_chunk.hpp).
 #include "bam/io/dma_chunk.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 #include <string>
 
@@ -12,7 +14,7 @@ constexpr std::uint64_t page_size = std::uint64_t{1} << page_log2;
 
 dma_chunk::dma_chunk(dma_allocator& alloc, std::uint64_t bytes) {
   if (bytes > max_bytes)
-    throw std::invalid_argument("dma_chunk: " + std::to_string(bytes) + " B is above 2 MiB");
+    throw std::invalid_argument(fmt::format("dma_chunk: {} B is above 2 MiB", bytes));
   data_ = dma_buffer(alloc, (bytes + page_size - 1) / page_size * page_size);
   list_ = dma_buffer(alloc, page_size);
 }

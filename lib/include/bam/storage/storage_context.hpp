@@ -59,8 +59,14 @@ class storage_context {
     self().check_open("write_region");
     const region r = data_->regions().at(name);
     if (bytes > r.bytes) {
-      throw std::invalid_argument("write_region \"" + r.name + "\": " + std::to_string(bytes) +
-                                  " B of data for a region of " + std::to_string(r.bytes) + " B");
+      std::string what = "write_region \"";
+      what += r.name;
+      what += "\": ";
+      what += std::to_string(bytes);
+      what += " B of data for a region of ";
+      what += std::to_string(r.bytes);
+      what += " B";
+      throw std::invalid_argument(what);
     }
     const auto t0 = std::chrono::steady_clock::now();
     if (r.written && data_->keeps_manifest()) {
