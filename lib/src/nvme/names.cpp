@@ -114,6 +114,7 @@ constexpr code_name path_names[] = {
 // bamkit's own codes, in the vendor-specific type.
 constexpr code_name vendor_names[] = {
     {sc::host_timeout.sc, "Host Timeout (bamkit)"},
+    {sc::host_queue_failed.sc, "Host Queue Failed (bamkit)"},
 };
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "bam/config/config_io.hpp"
+#include "bam/harness/exit_status.hpp"
 
 namespace bam {
 
@@ -52,6 +53,6 @@ class config_cli {
 run_config parse_command_line(CLI::App& app, config_cli& cli, int argc, char** argv);
 
 /// Exit status for rejected configurations and command lines.
-inline constexpr int config_error_exit = 2;
+inline constexpr int config_error_exit = exit_invalid_input;
 
 }  // namespace bam

@@ -164,6 +164,9 @@ inline constexpr status access_denied{2, 0x86};
 inline constexpr status deallocated_or_unwritten{2, 0x87};
 // bamkit's own, in the vendor-specific type: never produced by a controller.
 inline constexpr status host_timeout{7, 0xf0};  ///< the completion did not arrive in time
+/// The queue was failed (a wait or a submission ran past its deadline, or the recovery of a
+/// timed-out command did not succeed): the command was not done, or its outcome is unknown.
+inline constexpr status host_queue_failed{7, 0xf1};
 }  // namespace sc
 
 // ---------------------------------------------------------------------------------------------

@@ -109,6 +109,20 @@ class queue_pair_ref {
     return c;
   }
 
+  /// True once the queue was failed: every later submission and wait returns
+  /// sc::host_queue_failed at once, until the owner resets the queue.
+  BAM_HD bool failed() const {
+    return ref_t<std::uint32_t>(p_.counters->failed).load(acquire) != 0;
+  }
+
+  /// True while a command with ID `cid` that timed out may still be completed (and move data)
+  /// by the controller: its late completion has not been claimed, and the queue has not been
+  /// reset. Memory the command named must not be reused while this holds.
+  BAM_HD bool abandoned(std::uint16_t cid) const {
+    return (ref_t<std::uint32_t>(p_.abandoned_bits[cid / 32]).load(acquire) &
+            (1u << (cid % 32))) != 0;
+  }
+
   BAM_HD std::uint16_t qid() const { return p_.qid; }
   BAM_HD std::uint32_t sq_entries() const { return p_.sq_entries; }
   BAM_HD std::uint32_t cq_entries() const { return p_.cq_entries; }

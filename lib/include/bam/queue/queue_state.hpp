@@ -23,6 +23,7 @@ struct queue_counters {
   std::uint64_t cq_doorbell_writes;     ///< CQ doorbell writes (under cq_lock)
   alignas(128) std::uint64_t timeouts;  ///< waits that gave up (wait_for)
   std::uint64_t late_completions;       ///< completions consumed for a waiter that gave up
+  std::uint32_t failed;                 ///< non-zero: the queue was failed (see queue_pair_ref)
 };
 static_assert(sizeof(queue_counters) == 5 * 128);
 
