@@ -3,6 +3,7 @@
 // (fio json+, CSV, the human summary) is derived from this.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,17 @@ struct run_result {
   direction_result write;
   direction_result trim;
   std::uint64_t runtime_ns = 0;                          ///< wall time of the measured phase
-  std::uint64_t errors = 0;                              ///< completions with an error status
+  std::uint64_t errors = 0;             ///< completions with an error status (timeouts included)
+  std::uint64_t timeouts = 0;           ///< of those, waits that gave up (sc::host_timeout)
+  std::uint64_t verify_mismatches = 0;  ///< data read back that differs from what was written
+  /// errors by status, named as bam::nvme::status_name prints them (e.g. "Unrecovered Read Error")
+  std::map<std::string, std::uint64_t> errors_by_status;
   std::vector<std::uint64_t> per_ssd_ios;                ///< I/Os completed per SSD
   nlohmann::json tool_stats = nlohmann::json::object();  ///< queue/cache/verify statistics
   std::string error;  ///< non-empty: the run failed (message), results are partial
 
+  /// The run finished but not every I/O did what it should: the tools exit with exit_io_errors.
+  bool io_failed() const { return errors != 0 || timeouts != 0 || verify_mismatches != 0; }
   std::uint64_t total_ios() const { return read.ios + write.ios + trim.ios; }
   std::uint64_t total_bytes() const { return read.io_bytes + write.io_bytes + trim.io_bytes; }
   double iops() const {
