@@ -17,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pylib"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nbb_figs import OPTANE_CAPS  # noqa: E402
 from reports import ceilings, jobs, load, provenance, title_of  # noqa: E402

@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pylib"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from reports import load  # noqa: E402
 
