@@ -416,7 +416,8 @@ class Fig6HotThreads(CacheFigure):
             pts = numbers.get(str(L), {}).get("coalesced/thread", [])
             top = [p for p in pts if p["x"] == pn["at"]["workload.threads"]]
             if top:
-                out.append({"what": f"hot, coalesced, 32M threads, {L} B lines", "ours": top[0]["y"] * 1e9,
+                out.append({"what": f"hot, coalesced, 32M threads, {L} B lines (ours: a random element "
+                                    "per thread; the dissertation's: consecutive)", "ours": top[0]["y"] * 1e9,
                             "paper": pn["value"][i], "unit": "accesses/s"})
         return out
 
