@@ -379,6 +379,22 @@ class CacheFigure(Figure):
                                        for j in js]
         return out
 
+    def hot_panels(self, jobs, caption, x, y, xlabel, ylabel, mark, counts=False):
+        """One panel per line size, a curve per (mode, layout); mark(ax, i, L) draws the paper's
+        numbers of the i-th line size L."""
+        fig, axes = new_figure(1, 3, 15, 4.8, sharey=True)
+        numbers = {}
+        for i, (ax, L) in enumerate(zip(axes.flat, self.LINES)):
+            numbers[str(L)] = self.curves(ax, [j for j in jobs if j.c("cache.line_size") == L], x, y)
+            mark(ax, i, L)
+            log2_axis(ax, xlabel, counts=counts)
+            ax.set_yscale("log")
+            ax.set_title(f"hot cache, {L} B lines")
+        axes[0][0].set_ylabel(ylabel)
+        legend_below(fig, axes[0][-1], ncol=6)
+        finish(fig, self.title, caption, bottom=0.12)
+        return fig, numbers
+
 
 class Fig6HotThreads(CacheFigure):
     name = "fig6-hot-threads"
@@ -393,21 +409,15 @@ class Fig6HotThreads(CacheFigure):
         if not jobs:
             return None
         pn = paper(self.name)["diss.fig7_2.hit"]
-        fig, axes = new_figure(1, 3, 15, 4.8, sharey=True)
-        numbers = {}
-        for i, (ax, L) in enumerate(zip(axes.flat, self.LINES)):
-            js = [j for j in jobs if j.c("cache.line_size") == L]
-            numbers[str(L)] = self.curves(ax, js, lambda j: j.c("workload.threads"),
-                                          lambda j: j.stats["accesses_per_s"] / 1e9)
+
+        def mark(ax, i, L):
             v = pn["value"][i]
             paper_star(ax, pn["at"]["workload.threads"], v / 1e9, f"dissertation Fig. 7.2 (coalesced): {v / 1e9:g} G/s")
-            log2_axis(ax, "GPU threads (one random 8 B element per thread and iteration)", counts=True)
-            ax.set_yscale("log")
-            ax.set_title(f"hot cache, {L} B lines")
-        axes[0][0].set_ylabel("8-byte accesses per second (billions)")
-        legend_below(fig, axes[0][-1], ncol=6)
-        finish(fig, self.title, caption, bottom=0.12)
-        return fig, numbers
+
+        return self.hot_panels(jobs, caption, lambda j: j.c("workload.threads"),
+                               lambda j: j.stats["accesses_per_s"] / 1e9,
+                               "GPU threads (one random 8 B element per thread and iteration)",
+                               "8-byte accesses per second (billions)", mark, counts=True)
 
     def headline(self, numbers):
         pn = paper_number("diss.fig7_2.hit")
@@ -436,25 +446,19 @@ class Fig6HotReuse(CacheFigure):
             return None
         pn = paper(self.name)
         hot = pn["fig6.hot_gbps"]["value"]
-        fig, axes = new_figure(1, 3, 15, 4.8, sharey=True)
-        numbers = {}
-        for ax, L in zip(axes.flat, self.LINES):
-            js = [j for j in jobs if j.c("cache.line_size") == L]
-            numbers[str(L)] = self.curves(ax, js, lambda j: j.c("cache_bench.coarsening"),
-                                          lambda j: j.stats["effective_GBps"])
+
+        def mark(ax, i, L):
             ax.axhline(hot, **PAPER_LINE, label=f"BaM paper Fig. 6: {hot:g} GB/s peak (A100)")
             for n in pn.values():
                 at = n.get("at", {})
                 if at.get("cache.line_size") == L and "cache_bench.coarsening" in at:
                     paper_star(ax, at["cache_bench.coarsening"], n["value"],
                                f"dissertation Fig. 7.4: {n['value']:g} GB/s")
-            log2_axis(ax, "coarsening c (8 B elements per thread and iteration)")
-            ax.set_yscale("log")
-            ax.set_title(f"hot cache, {L} B lines")
-        axes[0][0].set_ylabel("effective bandwidth (GB/s: 8 B x accesses / time)")
-        legend_below(fig, axes[0][-1], ncol=5)
-        finish(fig, self.title, caption, bottom=0.12)
-        return fig, numbers
+
+        return self.hot_panels(jobs, caption, lambda j: j.c("cache_bench.coarsening"),
+                               lambda j: j.stats["effective_GBps"],
+                               "coarsening c (8 B elements per thread and iteration)",
+                               "effective bandwidth (GB/s: 8 B x accesses / time)", mark)
 
     def headline(self, numbers):
         best = max((p["y"] for L in numbers.values() for pts in L.values() for p in pts), default=None)
