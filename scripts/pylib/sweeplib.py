@@ -12,7 +12,8 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass, field
+import tarfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import reports
@@ -52,7 +53,6 @@ class Point:
     inner: dict
     repeat: int
     limit_s: float
-    extra: dict = field(default_factory=dict)
 
 
 def _check_lists(where, lists, schema):
@@ -173,7 +173,6 @@ def expand(spec):
     """The spec's points, in order: groups one after another, within one the product (first key
     outermost) and then the zip (innermost)."""
     parts = spec.get("groups") or [{}]
-    width = 3
     points = []
     for gi, g in enumerate(parts):
         group = g.get("name", f"g{gi}") if spec.get("groups") else ""
@@ -192,7 +191,7 @@ def expand(spec):
                 inner=g.get("inner", spec.get("inner", {})),
                 repeat=g.get("repeat", spec.get("repeat", 1)),
                 limit_s=g.get("limit_s", spec.get("limit_s", 600))))
-    width = max(width, len(str(len(points) - 1)))
+    width = max(3, len(str(len(points) - 1)))
     for p in points:
         name = f"p{p.index:0{width}d}"
         if p.group:
@@ -376,8 +375,6 @@ def pack(out, layout, dest):
     """out/ (less its .work scratch folder) as `dest` (.tar.gz), under the layout path
     results/<name>/<gpu>/<session>/ so that `tar xzf dest` at the repository root puts it in
     place."""
-    import tarfile
-
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
     with tarfile.open(dest, "w:gz") as tar:
