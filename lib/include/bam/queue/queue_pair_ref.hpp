@@ -148,6 +148,9 @@ class queue_pair_ref {
   BAM_HD const queue_pointers& pointers() const { return p_; }
 
  private:
+  /// sc::host_timeout as a value device code may compare with (no reference to the host object).
+  static constexpr nvme::status timeout_status{nvme::sc::host_timeout.sct,
+                                               nvme::sc::host_timeout.sc};
   /// GPU: sleep per pass that a waiting submitter is still behind (see enqueue).
   static constexpr std::uint32_t turn_sleep_per_pass_ns = 1000;
 
@@ -200,7 +203,7 @@ class queue_pair_ref {
     if ((old & box_ready) != 0) return collect(cid);
     ref_t<std::uint32_t> outstanding(p_.counters->abandoned);
     const std::uint32_t lost = outstanding.fetch_add(1, relaxed) + 1;
-    if (st == nvme::sc::host_timeout)
+    if (st.sct == timeout_status.sct && st.sc == timeout_status.sc)
       ref_t<std::uint64_t>(p_.counters->timeouts).fetch_add(1, relaxed);
     // Too many IDs held by commands that never completed: the pool would run dry.
     if (lost > p_.cid_count / 2) fail();
