@@ -22,6 +22,27 @@ void check(cudaError_t e, const char* what) {
   cuda_check(e, std::string("emulated_drives: ") + what);
 }
 
+/// Drive `d` (times in the models' real-time units) as the engine runs it on a timer that counts
+/// `rate` ns per real ns: every time scaled, and the booking horizon set.
+detail::engine_drive in_timer_units(detail::engine_drive d, double rate) {
+  auto scale = [rate](std::uint64_t& v) {
+    v = static_cast<std::uint64_t>(static_cast<double>(v) * rate + 0.5);
+  };
+  emu::service_table& t = d.service;
+  scale(t.read_512_ps);
+  scale(t.read_4k_ps);
+  scale(t.write_512_ps);
+  scale(t.write_4k_ps);
+  scale(t.read_ps_per_kib);
+  scale(t.write_ps_per_kib);
+  scale(t.min_latency_ns);
+  scale(d.faults.delay_ns);
+  // Booking horizon: twice the latency, at least 32 us of pipe time.
+  d.max_ahead_ps = std::max<std::uint64_t>(2000 * t.min_latency_ns,
+                                           static_cast<std::uint64_t>(32e6 * rate));
+  return d;
+}
+
 }  // namespace
 
 struct emulated_drives::impl {
@@ -164,6 +185,8 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     }
     check(cudaMemcpy(m.queues, eq.data(), eq.size() * sizeof eq[0], cudaMemcpyHostToDevice),
           "copy");
+    // The table in the models' units: start() scales a copy by the measured timer rate.
+    m.drive_table = ed;
     check(cudaMemcpy(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice),
           "copy");
     check(cudaMemcpy(m.pointers, qp.data(), qp.size() * sizeof qp[0], cudaMemcpyHostToDevice),
@@ -202,6 +225,19 @@ std::uint32_t emulated_drives::engine_warps() const {
 
 double emulated_drives::timer_rate() const {
   return impl_->timer_rate;
+}
+
+std::vector<drive_parameters> emulated_drives::device_parameters() const {
+  impl& m = *impl_;
+  std::vector<detail::engine_drive> ed(m.cfg.drives.size());
+  check(cudaMemcpyAsync(ed.data(), m.drives, ed.size() * sizeof ed[0], cudaMemcpyDeviceToHost,
+                        m.control_stream),
+        "read drive parameters");
+  check(cudaStreamSynchronize(m.control_stream), "read drive parameters");
+  std::vector<drive_parameters> out;
+  for (const detail::engine_drive& d : ed)
+    out.push_back({d.service, d.max_ahead_ps, d.faults.delay_ns});
+  return out;
 }
 
 std::byte* emulated_drives::host_media(std::uint32_t d) const {
@@ -254,23 +290,8 @@ void emulated_drives::start() {
     if (!(m.timer_rate > 0.5 && m.timer_rate < 2.0)) m.timer_rate = 1.0;  // implausible: ignore
   }
   std::vector<detail::engine_drive> ed = m.drive_table;
-  for (auto& d : ed) {
-    emu::service_table& t = d.service;
-    auto scale = [&](std::uint64_t& v) {
-      v = static_cast<std::uint64_t>(static_cast<double>(v) * m.timer_rate + 0.5);
-    };
-    scale(t.read_512_ps);
-    scale(t.read_4k_ps);
-    scale(t.write_512_ps);
-    scale(t.write_4k_ps);
-    scale(t.read_ps_per_kib);
-    scale(t.write_ps_per_kib);
-    scale(t.min_latency_ns);
-    // Booking horizon: twice the latency, at least 32 us of pipe time.
-    d.max_ahead_ps = std::max<std::uint64_t>(2000 * t.min_latency_ns,
-                                             static_cast<std::uint64_t>(32e6 * m.timer_rate));
-    scale(d.faults.delay_ns);
-  }
+  for (auto& d : ed)
+    d = in_timer_units(d, m.timer_rate);
   check(cudaMemcpyAsync(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice, s),
         "copy drives");
   check(cudaStreamSynchronize(s), "copy drives");

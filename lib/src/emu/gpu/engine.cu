@@ -313,7 +313,8 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
 }
 
 /// 2. Timing: each command's due time from its drive's timing model, one reservation of the
-/// drive's pipe per batch and drive; a delay fault adds its delay.
+/// drive's pipe per batch and drive (a model with a latency and no caps books nothing: its
+/// commands are due the latency after their fetch); a delay fault adds its delay.
 __device__ __forceinline__ void book_time(const engine_params& p, const warp_state& w, batch& b) {
   const int lane = w.lane;
   const engine_drive* D = b.D;
@@ -344,6 +345,10 @@ __device__ __forceinline__ void book_time(const engine_params& p, const warp_sta
     if (lane == leader) start = emu::reserve(*D->clock, (bam::now_ns() - p.timer_base) * 1000, sum);
     start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
     b.when = p.timer_base + emu::due_ns(D->service, start + prefix);
+  } else if (b.mine && D->service.timed()) {
+    // Latency alone (no caps): nothing to book; due the latency after the fetch.
+    const std::uint64_t now = bam::now_ns();
+    b.when = p.timer_base + emu::due_ns(D->service, (now - p.timer_base) * 1000);
   }
   if (b.fate == emu::fault_action::delay)
     b.when = (b.when == 0 ? bam::now_ns() : b.when) + D->faults.delay_ns;

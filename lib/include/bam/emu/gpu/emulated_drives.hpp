@@ -63,6 +63,17 @@ struct drive_stats {
   std::uint64_t delayed = 0;    ///< completions delayed by fault injection
 };
 
+/// One drive's parameters as the engine holds them in GPU memory (device_parameters()): from
+/// start() on, the timing model's times and the fault delay in GPU timer units (the model's
+/// times scaled by timer_rate()) and the booking horizon; before the first start(), the model's
+/// own times and no horizon.
+struct drive_parameters {
+  emu::service_table service{};
+  std::uint64_t max_ahead_ps = 0;    ///< the engine fetches no more while the pipe is booked
+                                     ///< further ahead: max(2 x latency, 32 us), timer units
+  std::uint64_t fault_delay_ns = 0;  ///< the delay fault's delay
+};
+
 class emulated_drives {
  public:
   /// Allocates queues, media and engine state; throws std::runtime_error on CUDA errors and
@@ -95,6 +106,9 @@ class emulated_drives {
   /// GPU %globaltimer nanoseconds per host nanosecond, measured by the last start(); the
   /// timing models' times are scaled by it so that caps and latencies hold in real time.
   double timer_rate() const;
+  /// Each drive's parameters read back from GPU memory, where the engine reads them (for tests
+  /// and reports; any time, also while the engine runs).
+  std::vector<drive_parameters> device_parameters() const;
 
  private:
   struct impl;
