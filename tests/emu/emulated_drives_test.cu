@@ -1,6 +1,8 @@
 // GPU-emulated NVMe drives driven by GPU threads through BaM queues in GPU memory: data
-// integrity at a million threads, fault injection and timeouts, the timing model's bounds,
-// multi-page PRPs, and error statuses. Skipped without a GPU.
+// integrity at a million threads in both protocols (hardware: MMIO doorbells, system-scope
+// polling and the ordering read; emulator: device scope), fault injection and timeouts, the
+// timing model's bounds and the parameters the engine runs with, multi-page PRPs, and error
+// statuses. Skipped without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -8,9 +10,12 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+#include "bam/config/run_config.hpp"
 #include "bam/detail/clock.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/timing_presets.hpp"
@@ -20,7 +25,9 @@
 
 namespace {
 
+using bam::storage_protocol;
 using bam::emu::gpu::drives_ref;
+using bam::emu::gpu::hardware_drives_ref;
 namespace nvme = bam::nvme;
 
 /// Stamp word w of global LBA g at generation gen.
@@ -54,20 +61,23 @@ struct counters {
   unsigned long long bad_data, bad_status, timeouts, ios;
 };
 
+template <class QueueSet>
 struct integrity_args {
-  drives_ref v;
+  QueueSet v;
   uint4* buffers;  // 512 B per thread
   counters* c;
   std::uint32_t bits;  // 2^bits global LBAs, 2 per thread
   std::uint32_t phase;
 };
 
-__device__ void locate(const drives_ref& v, std::uint64_t g, std::uint32_t& d, std::uint64_t& lba) {
+template <class QueueSet>
+__device__ void locate(const QueueSet& v, std::uint64_t g, std::uint32_t& d, std::uint64_t& lba) {
   d = static_cast<std::uint32_t>(g % v.ssds());
   lba = g / v.ssds();
 }
 
-__device__ bool io(const integrity_args& a, bool write, std::uint64_t g, uint4* buf,
+template <class QueueSet>
+__device__ bool io(const integrity_args<QueueSet>& a, bool write, std::uint64_t g, uint4* buf,
                    std::uint32_t queue) {
   std::uint32_t d;
   std::uint64_t lba;
@@ -84,7 +94,8 @@ __device__ bool io(const integrity_args& a, bool write, std::uint64_t g, uint4* 
 
 /// Phase 1: write both owned LBAs (gen 1), read each back. Phase 2: rewrite the first (gen 2),
 /// read it back, and read a random other thread's second LBA (gen 1, not written in phase 2).
-__global__ void integrity_kernel(integrity_args a, std::uint32_t threads) {
+template <class QueueSet>
+__global__ void integrity_kernel(integrity_args<QueueSet> a, std::uint32_t threads) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   uint4* buf = a.buffers + std::uint64_t{t} * 32;
@@ -111,11 +122,31 @@ __global__ void integrity_kernel(integrity_args a, std::uint32_t threads) {
   }
 }
 
-class MillionThreads : public ::testing::TestWithParam<std::uint32_t> {};
+/// Loads the integrity kernel over the queue set of protocol P (before start()).
+template <storage_protocol P>
+void preload_integrity() {
+  CUDA_OK(bam::preload_kernel(integrity_kernel<bam::emu::gpu::drives_ref_for<P>>));
+}
+
+/// Runs one phase over the drives' queue set of protocol P.
+template <storage_protocol P>
+void integrity_phase(const bam::emu::gpu::emulated_drives& drives, uint4* buffers, counters* c,
+                     std::uint32_t bits, std::uint32_t phase, std::uint32_t threads,
+                     cudaStream_t s) {
+  const integrity_args<bam::emu::gpu::drives_ref_for<P>> a{drives.ref_for<P>(), buffers, c, bits,
+                                                           phase};
+  integrity_kernel<<<threads / 256, 256, 0, s>>>(a, threads);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+}
+
+class MillionThreads
+    : public ::testing::TestWithParam<std::tuple<std::uint32_t, storage_protocol>> {};
 
 TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const std::uint32_t n_drives = GetParam();
+  const auto [n_drives, protocol] = GetParam();
+  const bool hardware = protocol == storage_protocol::hardware;
   constexpr std::uint32_t bits = 21;  // 2M LBAs of 512 B: 1 GiB of pinned media in all
   constexpr std::uint32_t threads = 1u << (bits - 1);
   bam::emu::gpu::drives_config cfg;
@@ -129,33 +160,52 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
   cfg.queue_entries = 1024;
   cfg.engine_blocks = 16;
   cfg.engine_warps_per_block = 16;
+  cfg.ordering_queues = hardware;
   uint4* buffers = nullptr;
   counters* c = nullptr;
   CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
   CUDA_OK(cudaMallocManaged(&c, sizeof(counters)));
   *c = counters{};
-  CUDA_OK(bam::preload_kernel(integrity_kernel));
+  if (hardware)
+    preload_integrity<storage_protocol::hardware>();
+  else
+    preload_integrity<storage_protocol::emulator>();
   {
     bam::emu::gpu::emulated_drives drives(cfg);
     drives.start();
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const auto t0 = std::chrono::steady_clock::now();
     for (std::uint32_t phase : {1u, 2u}) {
-      integrity_args a{drives.ref(), buffers, c, bits, phase};
-      integrity_kernel<<<threads / 256, 256, 0, s>>>(a, threads);
-      CUDA_OK(cudaGetLastError());
-      CUDA_OK(cudaStreamSynchronize(s));
+      if (hardware)
+        integrity_phase<storage_protocol::hardware>(drives, buffers, c, bits, phase, threads, s);
+      else
+        integrity_phase<storage_protocol::emulator>(drives, buffers, c, bits, phase, threads, s);
     }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     drives.stop();
     CUDA_OK(cudaStreamDestroy(s));
     EXPECT_EQ(c->bad_status, 0u);
     EXPECT_EQ(c->timeouts, 0u);
     EXPECT_EQ(c->bad_data, 0u);
     EXPECT_EQ(c->ios, 7ull * threads);
-    std::uint64_t completed = 0;
-    for (const auto& st : drives.stats())
+    std::uint64_t completed = 0, ordering = 0;
+    for (const auto& st : drives.stats()) {
       completed += st.completed;
+      ordering += st.ordering_reads;
+    }
     EXPECT_EQ(completed, 7ull * threads);
+    // Hardware: the 4 reads per thread were each followed by an ordering read, coalesced.
+    if (hardware) {
+      EXPECT_GE(ordering, n_drives);
+      EXPECT_LT(ordering, 4ull * threads);
+    } else {
+      EXPECT_EQ(ordering, 0u);
+    }
+    std::printf("%s, %u drive(s): %.1f M I/Os/s, %llu ordering reads\n",
+                bam::to_string(protocol), n_drives, 7.0 * threads / seconds / 1e6,
+                static_cast<unsigned long long>(ordering));
     // The media holds the last generation of every LBA (checked on the host, pinned memory).
     std::uint64_t wrong = 0;
     for (std::uint64_t t = 0; t < threads; ++t) {
@@ -178,7 +228,14 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
   CUDA_OK(cudaFree(c));
 }
 
-INSTANTIATE_TEST_SUITE_P(Drives, MillionThreads, ::testing::Values(1u, 4u, 10u));
+INSTANTIATE_TEST_SUITE_P(Drives, MillionThreads,
+                         ::testing::Combine(::testing::Values(1u, 4u, 10u),
+                                            ::testing::Values(storage_protocol::hardware,
+                                                              storage_protocol::emulator)),
+                         [](const auto& info) {
+                           return std::to_string(std::get<0>(info.param)) + "_" +
+                                  bam::to_string(std::get<1>(info.param));
+                         });
 
 // ---- fault injection and timeouts ----------------------------------------------------------
 

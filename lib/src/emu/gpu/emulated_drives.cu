@@ -43,6 +43,21 @@ detail::engine_drive in_timer_units(detail::engine_drive d, double rate) {
   return d;
 }
 
+/// One block of GPU memory for every drive's ordering read: drive d's ordering queue (queue d of
+/// `queues`), its scratch page and its ordering_state, then the queue_pointers handed to the
+/// threads. Everything before `pointers` is cleared at each start().
+struct ordering_block_layout {
+  drive_layout queues;
+  std::size_t scratch = 0, states = 0, pointers = 0, bytes = 0;
+  explicit ordering_block_layout(std::uint32_t drives)
+      : queues(drives, ordering_queue_entries, ordering_queue_entries) {
+    scratch = queues.bytes;  // page aligned
+    states = scratch + std::size_t{drives} * drive_layout::page;
+    pointers = drive_layout::round(states + std::size_t{drives} * sizeof(ordering_state), 128);
+    bytes = pointers + std::size_t{drives} * sizeof(queue_pointers);
+  }
+};
+
 }  // namespace
 
 struct emulated_drives::impl {
@@ -57,6 +72,10 @@ struct emulated_drives::impl {
   detail::engine_drive* drives = nullptr;
   detail::engine_queue_stats* stats = nullptr;
   queue_pointers* pointers = nullptr;
+  std::byte* ordering = nullptr;  // ordering_block_layout (device), when cfg.ordering_queues
+  ordering_block_layout ordering_layout{1};
+  hardware_drives_ref hardware{};
+  std::vector<detail::engine_queue> queue_table;  // host copy of `queues`
   std::uint32_t* control = nullptr;     // [0] stop, [32] started (device)
   std::uint32_t* stop_value = nullptr;  // pinned host word
   cudaStream_t engine_stream = nullptr, control_stream = nullptr;
@@ -78,6 +97,7 @@ struct emulated_drives::impl {
     cudaFree(drives);
     cudaFree(stats);
     cudaFree(pointers);
+    cudaFree(ordering);
     cudaFree(control);
     if (stop_value != nullptr) cudaFreeHost(stop_value);
     if (engine_stream != nullptr) cudaStreamDestroy(engine_stream);
@@ -101,7 +121,7 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
                 "emulated_drives: queue_entries");
     BAM_EXPECTS(cfg.queues_per_drive >= 1 && cfg.queues_per_drive <= max_io_queue_pairs,
                 "emulated_drives: queues_per_drive");
-    m.n_queues = n_drives * cfg.queues_per_drive;
+    m.n_queues = static_cast<std::uint32_t>(cfg.engine_queues());
     m.warps = cfg.engine_blocks * cfg.engine_warps_per_block;
     if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
       throw std::invalid_argument(
@@ -124,11 +144,14 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     check(cudaMalloc(&m.drives, n_drives * sizeof(detail::engine_drive)), "cudaMalloc drives");
     check(cudaMalloc(&m.stats, m.n_queues * sizeof(detail::engine_queue_stats)),
           "cudaMalloc stats");
-    check(cudaMalloc(&m.pointers, m.n_queues * sizeof(queue_pointers)), "cudaMalloc pointers");
+    const std::uint32_t n_app = n_drives * cfg.queues_per_drive;
+    check(cudaMalloc(&m.pointers, n_app * sizeof(queue_pointers)), "cudaMalloc pointers");
 
+    // Engine queues: the application's (drive d's queue i at d * queues_per_drive + i), then
+    // one ordering queue per drive.
     std::vector<detail::engine_queue> eq(m.n_queues);
     std::vector<detail::engine_drive> ed(n_drives);
-    std::vector<queue_pointers> qp(m.n_queues);
+    std::vector<queue_pointers> qp(n_app);
     std::uint64_t min_lbas = ~std::uint64_t{0};
     for (std::uint32_t d = 0; d < n_drives; ++d) {
       const drive_config& dc = cfg.drives[d];
@@ -178,11 +201,29 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
         const queue_pointers p = m.layout.pointers(block, i);
         const std::uint32_t g = d * cfg.queues_per_drive + i;
         qp[g] = p;
-        eq[g] = detail::engine_queue{
-            p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
-            p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d)};
+        eq[g] = detail::engine_queue{p.sq,         p.cq,         p.sq_doorbell,
+                                     p.cq_doorbell, p.sq_entries, p.cq_entries,
+                                     p.qid,         static_cast<std::uint16_t>(d), false};
       }
     }
+    if (cfg.ordering_queues) {
+      const ordering_block_layout& L = m.ordering_layout = ordering_block_layout(n_drives);
+      check(cudaMalloc(&m.ordering, L.bytes), "cudaMalloc ordering block");
+      std::vector<queue_pointers> op(n_drives);
+      for (std::uint32_t d = 0; d < n_drives; ++d) {
+        queue_pointers p = L.queues.pointers(m.ordering, d);
+        p.qid = static_cast<std::uint16_t>(cfg.queues_per_drive + 1);  // after the drive's own
+        op[d] = p;
+        eq[n_app + d] = detail::engine_queue{
+            p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
+            p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d),
+            true};
+      }
+      check(cudaMemcpy(m.ordering + L.pointers, op.data(), op.size() * sizeof op[0],
+                       cudaMemcpyHostToDevice),
+            "copy");
+    }
+    m.queue_table = eq;
     check(cudaMemcpy(m.queues, eq.data(), eq.size() * sizeof eq[0], cudaMemcpyHostToDevice),
           "copy");
     // The table in the models' units: start() scales a copy by the measured timer rate.
@@ -198,6 +239,15 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     r.lba_shift = cfg.drives[0].lba_shift;
     r.lbas = min_lbas;
     ref_ = drives_ref(r);
+    if (cfg.ordering_queues) {
+      const ordering_block_layout& L = m.ordering_layout;
+      hardware_drives_ref::ordering_params o;
+      o.states = reinterpret_cast<ordering_state*>(m.ordering + L.states);
+      o.queues = reinterpret_cast<const queue_pointers*>(m.ordering + L.pointers);
+      o.scratch_bus = reinterpret_cast<std::uintptr_t>(m.ordering + L.scratch);  // identity
+      o.scratch_stride = drive_layout::page;  // one LBA of at most 4 KiB
+      m.hardware = hardware_drives_ref(r, o);
+    }
     stats_.resize(n_drives);
   } catch (...) {
     delete impl_;
@@ -240,6 +290,15 @@ std::vector<drive_parameters> emulated_drives::device_parameters() const {
   return out;
 }
 
+hardware_drives_ref emulated_drives::hardware_ref() const {
+  if (!impl_->cfg.ordering_queues) {
+    throw std::logic_error(
+        "emulated_drives: hardware_ref() needs drives_config::ordering_queues (the ordering "
+        "read's queue per drive)");
+  }
+  return impl_->hardware;
+}
+
 std::byte* emulated_drives::host_media(std::uint32_t d) const {
   return impl_->host.at(d);
 }
@@ -267,6 +326,8 @@ void emulated_drives::start() {
   check(cudaMemsetAsync(m.control, 0, 64 * sizeof(std::uint32_t), s), "clear control");
   check(cudaMemsetAsync(m.stats, 0, m.n_queues * sizeof(detail::engine_queue_stats), s),
         "clear stats");
+  if (m.ordering != nullptr)
+    check(cudaMemsetAsync(m.ordering, 0, m.ordering_layout.pointers, s), "clear ordering");
   check(cudaStreamSynchronize(s), "clear");
   std::uint64_t timer_base = 0;
   // The models are in real time; the engine's clock is the GPU's %globaltimer, whose rate is
@@ -336,7 +397,11 @@ void emulated_drives::stop() {
   for (drive_stats& d : stats_)
     d = drive_stats{};
   for (std::uint32_t g = 0; g < m.n_queues; ++g) {
-    drive_stats& d = stats_[g / m.cfg.queues_per_drive];
+    drive_stats& d = stats_[m.queue_table[g].drive];
+    if (m.queue_table[g].ordering) {
+      d.ordering_reads += qs[g].completed;
+      continue;
+    }
     d.completed += qs[g].completed;
     d.errors += qs[g].errors;
     d.dropped += qs[g].dropped;

@@ -278,6 +278,7 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
   const std::uint32_t o_sqn = shfl(w.Q.sq_entries, b.owner);
   b.o_drive = shfl(static_cast<std::uint32_t>(w.Q.drive), b.owner);
   const std::uint32_t o_q = shfl(w.q, b.owner);
+  const bool o_ordering = shfl(static_cast<std::uint32_t>(w.Q.ordering), b.owner) != 0;
   b.mine = static_cast<std::uint32_t>(lane) < k.total;
 
   b.c = nvme::command{};
@@ -295,7 +296,10 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
     for (int i = 0; i < 4; ++i)
       e[i] = __ldcg(src + i);
     memcpy(&b.c, e, sizeof b.c);
-    b.fate = b.D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
+    // Faults are drawn for the application's commands only: an ordering read never fails, so
+    // the counts a run reports follow the fractions it asked for.
+    if (!o_ordering)
+      b.fate = b.D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
     if (b.fate == emu::fault_action::error) {
       b.status = b.D->faults.error_status;  // the drive fails it: nothing is moved
     } else if (b.fate != emu::fault_action::drop) {
