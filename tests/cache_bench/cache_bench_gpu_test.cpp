@@ -137,12 +137,11 @@ TEST(CacheBenchGpu, ColdRandomWritesLandOnTheSsds) {
 
 TEST(CacheBenchGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
   temp_dir dir;
-  const json doc = run_report({"--threads", "65536", "--set", "cache.line_size=4096", "--set",
-                               "cache.capacity=4194304", "--set", "cache_bench.temperature=cold",
-                               "--set", "cache_bench.elements=2097152", "--set",
-                               "cache_bench.mode=plain", "--sweep",
-                               "storage.protocol=hardware,emulator"},
-                              dir);
+  const json doc = run_report(
+      {"--threads", "65536", "--set", "cache.line_size=4096", "--set", "cache.capacity=4194304",
+       "--set", "cache_bench.temperature=cold", "--set", "cache_bench.elements=2097152", "--set",
+       "cache_bench.mode=plain", "--sweep", "storage.protocol=hardware,emulator"},
+      dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
   ASSERT_EQ(doc["jobs"].size(), 2u);
   for (const std::string protocol : {"hardware", "emulator"}) {
@@ -150,9 +149,9 @@ TEST(CacheBenchGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
     EXPECT_EQ(job["bamkit"]["config"]["storage"]["protocol"], protocol);
     const json& st = job["bamkit"]["stats"];
     EXPECT_EQ(st["storage"]["protocol"], protocol);
-    EXPECT_NE(st["storage"]["real_hardware"].get<std::string>().find("storage.protocol " +
-                                                                     protocol),
-              std::string::npos);
+    EXPECT_NE(
+        st["storage"]["real_hardware"].get<std::string>().find("storage.protocol " + protocol),
+        std::string::npos);
     EXPECT_GT(st["cache"]["reads"].get<std::uint64_t>(), 0u);
     EXPECT_EQ(st["cache"]["io_errors"], 0u);
     EXPECT_EQ(st["verify"]["read_errors"], 0u);

@@ -50,8 +50,8 @@ TEST(Protocol, EmulatorOnlyWithBackendEmulated) {
               "")
         << backend;
     std::string key;
-    const std::string what = validation_error(
-        json{{"storage", {{"backend", backend}, {"protocol", "emulator"}}}}, &key);
+    const std::string what =
+        validation_error(json{{"storage", {{"backend", backend}, {"protocol", "emulator"}}}}, &key);
     EXPECT_EQ(key, "storage.protocol");
     EXPECT_EQ(what.rfind(std::string("storage.protocol: \"emulator\" is not allowed with backend "
                                      "\"") +

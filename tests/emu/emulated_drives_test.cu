@@ -203,9 +203,8 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
     } else {
       EXPECT_EQ(ordering, 0u);
     }
-    std::printf("%s, %u drive(s): %.1f M I/Os/s, %llu ordering reads\n",
-                bam::to_string(protocol), n_drives, 7.0 * threads / seconds / 1e6,
-                static_cast<unsigned long long>(ordering));
+    std::printf("%s, %u drive(s): %.1f M I/Os/s, %llu ordering reads\n", bam::to_string(protocol),
+                n_drives, 7.0 * threads / seconds / 1e6, static_cast<unsigned long long>(ordering));
     // The media holds the last generation of every LBA (checked on the host, pinned memory).
     std::uint64_t wrong = 0;
     for (std::uint64_t t = 0; t < threads; ++t) {

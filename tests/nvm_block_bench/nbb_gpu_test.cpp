@@ -118,10 +118,13 @@ TEST(NbbGpu, EmulatedLargeSequentialIosUsePrpLists) {
 
 TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
   temp_dir dir;
-  const json doc = run_report({"--backend", "emulated", "--ssds", "2", "--pairs", "8", "--threads",
-                               "8192", "--outstanding", "1", "--ios", "100000", "--op", "mixed",
-                               "--io-size", "512", "--set", "storage.media.size_bytes=16777216",
-                               "--verify", "--sweep", "storage.protocol=hardware,emulator"},
+  const json doc = run_report({"--backend", "emulated", "--ssds",
+                               "2",         "--pairs",  "8",
+                               "--threads", "8192",     "--outstanding",
+                               "1",         "--ios",    "100000",
+                               "--op",      "mixed",    "--io-size",
+                               "512",       "--set",    "storage.media.size_bytes=16777216",
+                               "--verify",  "--sweep",  "storage.protocol=hardware,emulator"},
                               dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
   ASSERT_EQ(doc["jobs"].size(), 2u);
@@ -142,7 +145,7 @@ TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
     EXPECT_EQ(st["ordering_reads"], ordering);
     const std::uint64_t reads = job["read"]["total_ios"];
     if (protocol == "hardware") {
-      EXPECT_GT(ordering, 0u);       // after reads, coalesced: at most one per read
+      EXPECT_GT(ordering, 0u);  // after reads, coalesced: at most one per read
       EXPECT_LE(ordering, reads);
     } else {
       EXPECT_EQ(ordering, 0u);

@@ -121,22 +121,22 @@ class gpu_rig final : public cache_rig {
     ctx_.start();
   }
   void fill(const bench_shape& s) override {
-    fill_kernel<garray><<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(
-        array_, s.elements);
+    fill_kernel<garray>
+        <<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(array_, s.elements);
     wait("fill kernel");
   }
   void warm(const bench_shape& s) override {
     zero();
-    warm_kernel<garray><<<stride_blocks(s.lines, slots_), block_threads, 0, stream_>>>(
-        array_, counters_, s.lines);
+    warm_kernel<garray>
+        <<<stride_blocks(s.lines, slots_), block_threads, 0, stream_>>>(array_, counters_, s.lines);
     wait("warm kernel");
   }
   double measure(const bench_params& p, bench_counters& out) override {
     zero();
     const std::uint64_t blocks = (p.threads + block_threads - 1) / block_threads;
     cuda_check(cudaEventRecord(begin_, stream_), "cache-bench: event");
-    bench_kernel<garray><<<static_cast<unsigned>(blocks), block_threads, 0, stream_>>>(
-        array_, p, counters_);
+    bench_kernel<garray>
+        <<<static_cast<unsigned>(blocks), block_threads, 0, stream_>>>(array_, p, counters_);
     cuda_check(cudaEventRecord(end_, stream_), "cache-bench: event");
     wait("bench kernel");
     float ms = 0;

@@ -284,9 +284,9 @@ std::byte* device_pointer(std::byte* pinned) {
 
 std::vector<queue_totals> read_queue_totals(const queue_set_params& v) {
   std::vector<queue_pointers> qs(std::size_t{v.ssds} * v.queues_per_ssd);
-  cuda_check(cudaMemcpy(qs.data(), v.queues, qs.size() * sizeof(queue_pointers),
-                        cudaMemcpyDeviceToHost),
-             "copy queue pointers");
+  cuda_check(
+      cudaMemcpy(qs.data(), v.queues, qs.size() * sizeof(queue_pointers), cudaMemcpyDeviceToHost),
+      "copy queue pointers");
   std::vector<queue_totals> out(v.ssds);
   for (std::size_t i = 0; i < qs.size(); ++i) {
     queue_counters c{};

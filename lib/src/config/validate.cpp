@@ -113,14 +113,15 @@ void validate(const run_config& c) {
 
   // ---- storage.protocol (issue 14: honest emulation) ----
   if (s.protocol == storage_protocol::emulator && s.backend != backend_kind::emulated) {
-    throw config_error("storage.protocol",
-                       fmt::format("\"emulator\" is not allowed with backend \"{}\", allowed "
-                                   "hardware (device-scope doorbells need the controller on the "
-                                   "GPU: backend emulated; {})",
-                                   to_string(s.backend),
-                                   s.backend == backend_kind::nvme || s.backend == backend_kind::host
-                                       ? "this backend's queues already run the real protocol"
-                                       : "this backend has no NVMe queues"));
+    throw config_error(
+        "storage.protocol",
+        fmt::format("\"emulator\" is not allowed with backend \"{}\", allowed "
+                    "hardware (device-scope doorbells need the controller on the "
+                    "GPU: backend emulated; {})",
+                    to_string(s.backend),
+                    s.backend == backend_kind::nvme || s.backend == backend_kind::host
+                        ? "this backend's queues already run the real protocol"
+                        : "this backend has no NVMe queues"));
   }
   // ---- end storage.protocol ----
 

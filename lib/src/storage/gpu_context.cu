@@ -40,8 +40,8 @@ constexpr std::uint64_t write_timeout_ns = 30'000'000'000ull;
 /// Thread i writes piece i (a stripe unit's share at most: 16 pages, one PRP list page), over the
 /// context's queue set (its protocol).
 template <class QueueSet>
-__global__ void write_pieces_kernel(QueueSet set, const piece_command* cmds,
-                                    std::uint32_t n, const std::byte* staging, std::uint64_t* lists,
+__global__ void write_pieces_kernel(QueueSet set, const piece_command* cmds, std::uint32_t n,
+                                    const std::byte* staging, std::uint64_t* lists,
                                     unsigned long long* failed) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -71,12 +71,14 @@ emu::gpu::emulated_drives* open_drives(const run_config& c, storage_protocol p) 
                            "threads over host or nvme: host_context)");
   }
   if (c.storage.protocol != p) {
-    throw config_error("storage.protocol",
-                       std::string("\"") + to_string(c.storage.protocol) + "\" for a context of "
-                           "protocol " + to_string(p) + " (the protocol is the context's type: " +
-                           (p == storage_protocol::hardware ? "bam::emulator_gpu_context"
-                                                            : "bam::gpu_context") +
-                           " speaks it)");
+    throw config_error(
+        "storage.protocol",
+        std::string("\"") + to_string(c.storage.protocol) +
+            "\" for a context of "
+            "protocol " +
+            to_string(p) + " (the protocol is the context's type: " +
+            (p == storage_protocol::hardware ? "bam::emulator_gpu_context" : "bam::gpu_context") +
+            " speaks it)");
   }
   std::string why;
   if (!cuda_device_usable(why)) {

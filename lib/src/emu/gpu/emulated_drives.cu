@@ -38,8 +38,8 @@ detail::engine_drive in_timer_units(detail::engine_drive d, double rate) {
   scale(t.min_latency_ns);
   scale(d.faults.delay_ns);
   // Booking horizon: twice the latency, at least 32 us of pipe time.
-  d.max_ahead_ps = std::max<std::uint64_t>(2000 * t.min_latency_ns,
-                                           static_cast<std::uint64_t>(32e6 * rate));
+  d.max_ahead_ps =
+      std::max<std::uint64_t>(2000 * t.min_latency_ns, static_cast<std::uint64_t>(32e6 * rate));
   return d;
 }
 
@@ -76,8 +76,8 @@ struct emulated_drives::impl {
   ordering_block_layout ordering_layout{1};
   hardware_drives_ref hardware{};
   std::vector<detail::engine_queue> queue_table;  // host copy of `queues`
-  std::uint32_t* control = nullptr;     // [0] stop, [32] started (device)
-  std::uint32_t* stop_value = nullptr;  // pinned host word
+  std::uint32_t* control = nullptr;               // [0] stop, [32] started (device)
+  std::uint32_t* stop_value = nullptr;            // pinned host word
   cudaStream_t engine_stream = nullptr, control_stream = nullptr;
   std::uint32_t n_queues = 0, warps = 0;
   std::vector<detail::engine_drive> drive_table;  // host copy, service times in model units
@@ -201,9 +201,10 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
         const queue_pointers p = m.layout.pointers(block, i);
         const std::uint32_t g = d * cfg.queues_per_drive + i;
         qp[g] = p;
-        eq[g] = detail::engine_queue{p.sq,         p.cq,         p.sq_doorbell,
-                                     p.cq_doorbell, p.sq_entries, p.cq_entries,
-                                     p.qid,         static_cast<std::uint16_t>(d), false};
+        eq[g] = detail::engine_queue{
+            p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
+            p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d),
+            false};
       }
     }
     if (cfg.ordering_queues) {
