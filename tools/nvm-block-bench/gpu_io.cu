@@ -127,8 +127,10 @@ __device__ bool time_left(const kernel_args& a, std::uint64_t start) {
   return a.duration_ns == 0 || now_ns() - start < a.duration_ns;
 }
 
-__global__ void __launch_bounds__(block_threads)
-    emulated_kernel(emu::gpu::drives_ref v, kernel_args a) {
+/// Over the queue set of either protocol (block_io runs the ordering read after every read of
+/// a hardware_drives_ref, before the data is checked or counted).
+template <class QueueSet>
+__global__ void __launch_bounds__(block_threads) emulated_kernel(QueueSet v, kernel_args a) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
   block_state& s = *reinterpret_cast<block_state*>(raw);
   block_begin(s);
@@ -280,17 +282,17 @@ std::byte* device_pointer(std::byte* pinned) {
   return static_cast<std::byte*>(d);
 }
 
-std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_ref& v) {
-  std::vector<queue_pointers> qs(std::size_t{v.ssds()} * v.queues_per_ssd());
-  cuda_check(cudaMemcpy(qs.data(), v.parameters().queues, qs.size() * sizeof(queue_pointers),
-                        cudaMemcpyDeviceToHost),
-             "copy queue pointers");
-  std::vector<queue_totals> out(v.ssds());
+std::vector<queue_totals> read_queue_totals(const queue_set_params& v) {
+  std::vector<queue_pointers> qs(std::size_t{v.ssds} * v.queues_per_ssd);
+  cuda_check(
+      cudaMemcpy(qs.data(), v.queues, qs.size() * sizeof(queue_pointers), cudaMemcpyDeviceToHost),
+      "copy queue pointers");
+  std::vector<queue_totals> out(v.ssds);
   for (std::size_t i = 0; i < qs.size(); ++i) {
     queue_counters c{};
     cuda_check(cudaMemcpy(&c, qs[i].counters, sizeof c, cudaMemcpyDeviceToHost),
                "copy queue counters");
-    queue_totals& o = out[i / v.queues_per_ssd()];
+    queue_totals& o = out[i / v.queues_per_ssd];
     o.sq_doorbell_writes += c.sq_doorbell_writes;
     o.cq_doorbell_writes += c.cq_doorbell_writes;
     o.timeouts += c.timeouts;
@@ -364,6 +366,15 @@ struct gpu_io_runner::impl {
     a.hists = hists;
     a.counters = counters;
     return a;
+  }
+
+  template <class QueueSet>
+  gpu_io_result run_emulated(const QueueSet& drives, const gpu_io_params& p) {
+    const kernel_args a = args(p, drives.lba_shift());
+    const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
+    cuda_check(cudaEventRecord(begin, stream), "record");
+    emulated_kernel<<<grid, block_threads, 0, stream>>>(drives, a);
+    return finish(p);
   }
 
   gpu_io_result finish(const gpu_io_params& p) {
@@ -440,18 +451,20 @@ std::uint64_t gpu_io_runner::io_size() const {
 }
 
 void gpu_io_runner::preload() {
-  cuda_check(preload_kernel(emulated_kernel), "preload emulated_kernel");
+  cuda_check(preload_kernel(emulated_kernel<emu::gpu::hardware_drives_ref>),
+             "preload emulated_kernel");
+  cuda_check(preload_kernel(emulated_kernel<emu::gpu::drives_ref>), "preload emulated_kernel");
   cuda_check(preload_kernel(zerocopy_kernel), "preload zerocopy_kernel");
+}
+
+gpu_io_result gpu_io_runner::run_emulated(const emu::gpu::hardware_drives_ref& drives,
+                                          const gpu_io_params& p) {
+  return impl_->run_emulated(drives, p);
 }
 
 gpu_io_result gpu_io_runner::run_emulated(const emu::gpu::drives_ref& drives,
                                           const gpu_io_params& p) {
-  impl& m = *impl_;
-  const kernel_args a = m.args(p, drives.lba_shift());
-  const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
-  cuda_check(cudaEventRecord(m.begin, m.stream), "record");
-  emulated_kernel<<<grid, block_threads, 0, m.stream>>>(drives, a);
-  return m.finish(p);
+  return impl_->run_emulated(drives, p);
 }
 
 gpu_io_result gpu_io_runner::run_zerocopy(const std::vector<std::byte*>& media,

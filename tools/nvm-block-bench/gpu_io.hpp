@@ -60,7 +60,10 @@ class gpu_io_runner {
   /// p.mapping warp: warp w = t / 32 uses queue (w / ssds) % queues_per_ssd of its SSD, the SSD
   /// w % ssds (all lanes of a warp on one queue); thread: the same with t for w (the BaM paper's
   /// benchmark). Sequential pattern: the SSD of the I/O (io_stream's striping). LBAs are the
-  /// drives' (drives.lba_shift()).
+  /// drives' (drives.lba_shift()). The queue set decides the protocol (storage.protocol):
+  /// hardware_drives_ref, whose reads are each followed by the ordering read before the data
+  /// is used (verified or not), or drives_ref (emulator).
+  gpu_io_result run_emulated(const emu::gpu::hardware_drives_ref& drives, const gpu_io_params& p);
   gpu_io_result run_emulated(const emu::gpu::drives_ref& drives, const gpu_io_params& p);
   /// media[s]: device-accessible pointer to SSD s's media (pinned, mapped host memory) of LBAs
   /// of 2^lba_shift bytes (the data pattern's block). The lanes of a warp copy their 32 I/Os
@@ -82,10 +85,11 @@ pinned_ptr alloc_pinned(std::uint64_t bytes);
 /// The device's address of pinned, mapped host memory.
 std::byte* device_pointer(std::byte* pinned);
 
-/// Per-queue counters of emulated drives, summed per drive (read after stop()).
+/// Per-queue counters of emulated drives, summed per drive (read after stop()); the same queues
+/// whatever the protocol.
 struct queue_totals {
   std::uint64_t sq_doorbell_writes = 0, cq_doorbell_writes = 0, timeouts = 0, late_completions = 0;
 };
-std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_ref& drives);
+std::vector<queue_totals> read_queue_totals(const queue_set_params& drives);
 
 }  // namespace bam::tools
