@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "bam/detail/cuda.hpp"
@@ -59,11 +60,13 @@ void gpu_backend_base::check_common(const run_config& c, const char* name) {
                        fmt::format("{} is above the {} SSDs backend \"{}\" runs, allowed [1, {}]",
                                    c.storage.ssd_count, max_ssds, name, max_ssds));
   }
-  if (c.workload.outstanding != 1) {
+  // Zero-copy threads copy one I/O at a time; emulated ones may keep several commands in flight.
+  const std::uint32_t most = std::string_view(name) == "emulated" ? max_gpu_outstanding : 1;
+  if (c.workload.outstanding > most) {
     throw config_error("workload.outstanding",
                        fmt::format("{} is not supported by backend \"{}\": each GPU thread keeps "
-                                   "one I/O in flight (submit and wait, as BaM), allowed [1, 1]",
-                                   c.workload.outstanding, name));
+                                   "at most {} I/O in flight, allowed [1, {}]",
+                                   c.workload.outstanding, name, most, most));
   }
   caps_.max_ssds = max_ssds;
   caps_.max_transfer_bytes = emu::gpu::max_transfer_bytes;
@@ -71,7 +74,8 @@ void gpu_backend_base::check_common(const run_config& c, const char* name) {
 }
 
 gpu_io_runner& gpu_backend_base::runner_for(const run_config& c) {
-  const std::uint32_t threads = c.workload.threads;
+  // One buffer slot per command a thread keeps in flight.
+  const std::uint32_t threads = c.workload.threads * c.workload.outstanding;
   const std::uint64_t io = c.workload.io_size;
   if (runner_) {
     // Keep the runner when it fits (allocations are what the residency rule forbids later).
@@ -93,6 +97,7 @@ gpu_io_runner& gpu_backend_base::runner_for(const run_config& c) {
 gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& hooks) {
   gpu_io_params p;
   p.w.threads = c.workload.threads;
+  p.outstanding = c.workload.outstanding;
   p.w.ssd_count = c.storage.ssd_count;
   p.w.dataset = c.dataset();
   p.w.sequential = c.workload.pattern == io_pattern::sequential;

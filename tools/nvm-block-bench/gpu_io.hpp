@@ -29,7 +29,13 @@ struct gpu_io_params {
   bool verify = false;            ///< fill writes with, and check reads against, the pattern
   std::uint64_t timeout_ns = 10'000'000'000;            ///< per command (emulated): then an error
   gpu_queue_mapping mapping = gpu_queue_mapping::warp;  ///< emulated: SSD and queue of a thread
+  /// emulated: commands each thread keeps in flight (1 .. max_gpu_outstanding): it submits that
+  /// many, then waits for them in an order of its own (newest first, or from a rotating start)
+  std::uint32_t outstanding = 1;
 };
+
+/// The most commands one GPU thread of the emulated backend keeps in flight.
+inline constexpr std::uint32_t max_gpu_outstanding = 8;
 
 struct gpu_io_result {
   latency_histogram read_lat{}, write_lat{};
@@ -52,6 +58,8 @@ class gpu_io_runner {
   std::uint32_t max_threads() const;
   std::uint64_t io_size() const;
 
+  /// `max_threads` counts buffer slots: a run of T threads with O commands in flight each needs
+  /// T x O of them.
   /// Device bytes a runner for these sizes allocates (to check against free memory first).
   static std::uint64_t bytes_needed(std::uint32_t max_threads, std::uint64_t io_size);
   /// Loads the kernels' modules (call before emulated_drives::start()).
