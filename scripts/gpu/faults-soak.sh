@@ -7,6 +7,8 @@
 #   fault_<kind>      one fault kind injected at a known fraction: the run must end, exit 3 and
 #                     count what the fraction predicts (scripts/gpu/faults-table.py checks it)
 # Reports and logs go to $OUT/<name>.{json,txt}. PROTOCOL: storage.protocol (default hardware).
+# 65536 threads x 4 in flight on 4 x 32 queues of 1024 entries: 2048 commands per queue, what its
+# command IDs allow.
 # Usage: BIN=dir OUT=out [SOAK_IOS=600000000] scripts/gpu/faults-soak.sh
 set -u
 : "${BIN:?folder with nvm-block-bench}" "${OUT:=out}" "${SOAK_IOS:=600000000}"
@@ -14,7 +16,7 @@ set -u
 mkdir -p "$OUT"
 export CUDA_MODULE_LOADING=EAGER
 nvidia-smi --query-gpu=name,driver_version --format=csv > "$OUT/nvidia-smi.csv" 2>&1
-BASE=(--backend emulated --ssds 4 --model ideal --pairs 32 --depth 1024 --threads 262144
+BASE=(--backend emulated --ssds 4 --model ideal --pairs 32 --depth 1024 --threads 65536
   --set storage.media.size_bytes=1073741824 --set storage.protocol="$PROTOCOL")
 status=0
 run() {  # name expected-exit args...

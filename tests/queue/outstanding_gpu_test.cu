@@ -54,7 +54,8 @@ __global__ void outstanding_kernel(bam::queue_pointers q_ptrs, std::uint32_t rou
 
 TEST(QueueOutstandingGpu, ManyOutstandingPerThreadInRandomOrder) {
   if (!have_gpu()) GTEST_SKIP() << "no usable GPU";
-  constexpr std::uint32_t entries = 256, threads = 2048, rounds = 8;
+  // 512 threads x 4 in flight = 2048 commands: what the queue's 2048 command IDs allow.
+  constexpr std::uint32_t entries = 1024, threads = 512, rounds = 32;
   void* rings = nullptr;
   const std::size_t sq_bytes = entries * sizeof(nvme::command);
   const std::size_t cq_bytes = entries * sizeof(nvme::completion);

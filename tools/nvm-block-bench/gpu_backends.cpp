@@ -14,6 +14,7 @@
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/harness/data_pattern.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
+#include "bam/queue/queue_state.hpp"
 
 namespace bam::tools {
 namespace {
@@ -67,6 +68,23 @@ void gpu_backend_base::check_common(const run_config& c, const char* name) {
                        fmt::format("{} is not supported by backend \"{}\": each GPU thread keeps "
                                    "at most {} I/O in flight, allowed [1, {}]",
                                    c.workload.outstanding, name, most, most));
+  }
+  if (c.workload.outstanding > 1) {
+    // A thread holds the IDs of its commands until it has waited for all of them: the threads
+    // of one queue must not hold more than its command IDs (bam/queue/queue_pair_ref.hpp).
+    const std::uint64_t queues = std::uint64_t{c.storage.ssd_count} * c.queues.pairs_per_ssd;
+    std::uint64_t per_queue = (c.workload.threads + queues - 1) / queues;
+    if (c.gpu.queue_mapping == gpu_queue_mapping::warp) per_queue = (per_queue + 31) / 32 * 32;
+    const std::uint32_t ids = cid_count_for(c.queues.depth);
+    if (per_queue * c.workload.outstanding > ids) {
+      throw config_error(
+          "workload.outstanding",
+          fmt::format("{} commands in flight per thread x up to {} threads per queue exceed the "
+                      "{} command IDs of a queue of {} entries: allowed at most {} threads with "
+                      "{} in flight, or more queue pairs",
+                      c.workload.outstanding, per_queue, ids, c.queues.depth,
+                      ids / c.workload.outstanding * queues, c.workload.outstanding));
+    }
   }
   caps_.max_ssds = max_ssds;
   caps_.max_transfer_bytes = emu::gpu::max_transfer_bytes;
