@@ -9,9 +9,13 @@
 #                     iterations (32M elements on 4 optane-p5800x, GPU media)
 #   cb_miss_optane    cache-bench cold array_ref reads, 512 B lines over 4 optane-p5800x, 1M
 #                     threads x 8 lines, random (4 GiB of GPU media)
+#   nbb_optane4_512   nvm-block-bench, 512 B random reads over 4 optane-p5800x (1 GiB of pinned
+#                     media each), 128 QP x 1024 per SSD, 1M GPU threads
+# NEW_ARGS: extra arguments for the new build only (e.g. keys the old one does not know).
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
-# Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] scripts/gpu/regression-points.sh
+# Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [NEW_ARGS="..."]
+#        scripts/gpu/regression-points.sh
 set -u
 : "${OLD:?folder of the old build}" "${NEW:?folder of the new build}" "${OUT:=out}"
 : "${ROUNDS:=2}" "${POINTS:=nbb_ideal_512 nbb_ideal_4096 cb_hot_reuse cb_miss_optane}"
@@ -39,6 +43,9 @@ args_of() {
       --set cache_bench.temperature=cold --set cache_bench.elements=536870912 --threads 1048576 \
       --set cache_bench.mode=reuse --set cache_bench.coarsening=64 --set cache_bench.iterations=8 \
       --pattern random ;;
+    nbb_optane4_512) echo nvm-block-bench --backend emulated --outstanding 1 --pairs 128 \
+      --depth 1024 --threads 1048576 --ssds 4 --model optane-p5800x --repeat 3 --io-size 512 \
+      --set storage.media.size_bytes=1073741824 --ios 33554432 ;;
     *) echo "unknown point $1" >&2; return 1 ;;
   esac
 }
@@ -48,6 +55,7 @@ for round in $(seq 1 "$ROUNDS"); do
     for build in old new; do
       dir=$OLD; [ $build = new ] && dir=$NEW
       read -r -a a <<< "$(args_of "$point")"
+      [ $build = new ] && read -r -a extra <<< "${NEW_ARGS:-}" && a+=("${extra[@]}")
       name=${point}_${build}_$round
       t0=$SECONDS
       timeout 300 "$dir/${a[0]}" "${a[@]:1}" --report "$OUT/$name.json" > "$OUT/$name.txt" 2>&1

@@ -135,6 +135,36 @@ TEST(CacheBenchGpu, ColdRandomWritesLandOnTheSsds) {
   EXPECT_EQ(doc["jobs"][0]["write"]["total_ios"], 65536u * 4u);
 }
 
+TEST(CacheBenchGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
+  temp_dir dir;
+  const json doc = run_report(
+      {"--threads", "65536", "--set", "cache.line_size=4096", "--set", "cache.capacity=4194304",
+       "--set", "cache_bench.temperature=cold", "--set", "cache_bench.elements=2097152", "--set",
+       "cache_bench.mode=plain", "--sweep", "storage.protocol=hardware,emulator"},
+      dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  ASSERT_EQ(doc["jobs"].size(), 2u);
+  for (const std::string protocol : {"hardware", "emulator"}) {
+    const json& job = doc["jobs"][protocol == "hardware" ? 0 : 1];
+    EXPECT_EQ(job["bamkit"]["config"]["storage"]["protocol"], protocol);
+    const json& st = job["bamkit"]["stats"];
+    EXPECT_EQ(st["storage"]["protocol"], protocol);
+    EXPECT_NE(
+        st["storage"]["real_hardware"].get<std::string>().find("storage.protocol " + protocol),
+        std::string::npos);
+    EXPECT_GT(st["cache"]["reads"].get<std::uint64_t>(), 0u);
+    EXPECT_EQ(st["cache"]["io_errors"], 0u);
+    EXPECT_EQ(st["verify"]["read_errors"], 0u);
+    std::uint64_t ordering = 0;
+    for (const auto& s : st["engine"]["ssds"])
+      ordering += s["ordering_reads"].get<std::uint64_t>();
+    if (protocol == "hardware")
+      EXPECT_GT(ordering, 0u);  // every line read was followed by one (coalesced)
+    else
+      EXPECT_EQ(ordering, 0u);
+  }
+}
+
 TEST(CacheBenchGpu, CeilingsHaveTheKeysOfEveryReport) {
   temp_dir dir;
   const json doc = run_report({"--threads", "4096", "--set", "cache.line_size=4096", "--set",

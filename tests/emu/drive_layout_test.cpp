@@ -39,8 +39,8 @@ TEST(DriveLayout, RegionsAreAlignedAndDisjoint) {
       add(p.counters, st.bytes);  // the bookkeeping block starts with the counters
       EXPECT_EQ(reinterpret_cast<std::uintptr_t>(p.counters) % 128,
                 reinterpret_cast<std::uintptr_t>(block.data()) % 128);
-      EXPECT_EQ(p.abandoned_bits - p.cid_bits,
-                static_cast<std::ptrdiff_t>((st.abandoned_bits - st.cid_bits) / 4));
+      EXPECT_EQ(reinterpret_cast<std::byte*>(p.boxes) - reinterpret_cast<std::byte*>(p.cid_bits),
+                static_cast<std::ptrdiff_t>(st.boxes - st.cid_bits));
     }
     std::sort(ranges.begin(), ranges.end());
     for (std::size_t k = 1; k < ranges.size(); ++k)

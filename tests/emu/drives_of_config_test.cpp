@@ -10,9 +10,11 @@
 namespace bam {
 namespace {
 
+/// Protocol emulator: the application's queues only (hardware adds an ordering queue per SSD).
 run_config with_queues(std::uint32_t ssds, std::uint32_t pairs) {
   run_config c;
   c.storage.backend = backend_kind::emulated;
+  c.storage.protocol = storage_protocol::emulator;
   c.storage.ssd_count = ssds;
   c.queues.pairs_per_ssd = pairs;
   return c;
@@ -58,6 +60,29 @@ TEST(DrivesOfConfig, TooFewEngineBlocksAreRefusedNamingTheKey) {
   }
   c.gpu.engine_blocks = 2;  // exactly enough
   EXPECT_EQ(emu::gpu::drives_config_of(c).engine_blocks, 2u);
+}
+
+TEST(DrivesOfConfig, ProtocolHardwareAddsAnOrderingQueuePerSsdAndTheEngineServesIt) {
+  run_config c = with_queues(4, 128);
+  EXPECT_FALSE(emu::gpu::drives_config_of(c).ordering_queues);
+  EXPECT_EQ(emu::gpu::drives_config_of(c).engine_queues(), 512u);
+  c.storage.protocol = storage_protocol::hardware;
+  const emu::gpu::drives_config dc = emu::gpu::drives_config_of(c);
+  EXPECT_TRUE(dc.ordering_queues);
+  EXPECT_EQ(dc.queues_per_drive, 128u);  // the application's
+  EXPECT_EQ(dc.engine_queues(), 516u);
+  // 516 queues need 17 warps: 2 blocks of 8 no longer do.
+  c.gpu.engine_blocks = 2;
+  c.gpu.engine_warps_per_block = 8;
+  try {
+    (void)emu::gpu::drives_config_of(c);
+    FAIL() << "2 blocks of 8 warps cannot serve 516 queues";
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.key(), "gpu.engine_blocks");
+    EXPECT_NE(std::string(e.what()).find("ordering queue) = 516 need at least 3 blocks"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 }  // namespace

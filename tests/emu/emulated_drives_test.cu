@@ -1,15 +1,21 @@
 // GPU-emulated NVMe drives driven by GPU threads through BaM queues in GPU memory: data
-// integrity at a million threads, fault injection and timeouts, the timing model's bounds,
-// multi-page PRPs, and error statuses. Skipped without a GPU.
+// integrity at a million threads in both protocols (hardware: MMIO doorbells, system-scope
+// polling and the ordering read; emulator: device scope), fault injection and timeouts, the
+// timing model's bounds and the parameters the engine runs with, multi-page PRPs, and error
+// statuses. Skipped without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <bit>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
+#include "bam/config/run_config.hpp"
 #include "bam/detail/clock.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/timing_presets.hpp"
@@ -19,7 +25,9 @@
 
 namespace {
 
+using bam::storage_protocol;
 using bam::emu::gpu::drives_ref;
+using bam::emu::gpu::hardware_drives_ref;
 namespace nvme = bam::nvme;
 
 /// Stamp word w of global LBA g at generation gen.
@@ -53,20 +61,23 @@ struct counters {
   unsigned long long bad_data, bad_status, timeouts, ios;
 };
 
+template <class QueueSet>
 struct integrity_args {
-  drives_ref v;
+  QueueSet v;
   uint4* buffers;  // 512 B per thread
   counters* c;
   std::uint32_t bits;  // 2^bits global LBAs, 2 per thread
   std::uint32_t phase;
 };
 
-__device__ void locate(const drives_ref& v, std::uint64_t g, std::uint32_t& d, std::uint64_t& lba) {
+template <class QueueSet>
+__device__ void locate(const QueueSet& v, std::uint64_t g, std::uint32_t& d, std::uint64_t& lba) {
   d = static_cast<std::uint32_t>(g % v.ssds());
   lba = g / v.ssds();
 }
 
-__device__ bool io(const integrity_args& a, bool write, std::uint64_t g, uint4* buf,
+template <class QueueSet>
+__device__ bool io(const integrity_args<QueueSet>& a, bool write, std::uint64_t g, uint4* buf,
                    std::uint32_t queue) {
   std::uint32_t d;
   std::uint64_t lba;
@@ -83,7 +94,8 @@ __device__ bool io(const integrity_args& a, bool write, std::uint64_t g, uint4* 
 
 /// Phase 1: write both owned LBAs (gen 1), read each back. Phase 2: rewrite the first (gen 2),
 /// read it back, and read a random other thread's second LBA (gen 1, not written in phase 2).
-__global__ void integrity_kernel(integrity_args a, std::uint32_t threads) {
+template <class QueueSet>
+__global__ void integrity_kernel(integrity_args<QueueSet> a, std::uint32_t threads) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   uint4* buf = a.buffers + std::uint64_t{t} * 32;
@@ -110,11 +122,31 @@ __global__ void integrity_kernel(integrity_args a, std::uint32_t threads) {
   }
 }
 
-class MillionThreads : public ::testing::TestWithParam<std::uint32_t> {};
+/// Loads the integrity kernel over the queue set of protocol P (before start()).
+template <storage_protocol P>
+void preload_integrity() {
+  CUDA_OK(bam::preload_kernel(integrity_kernel<bam::emu::gpu::drives_ref_for<P>>));
+}
+
+/// Runs one phase over the drives' queue set of protocol P.
+template <storage_protocol P>
+void integrity_phase(const bam::emu::gpu::emulated_drives& drives, uint4* buffers, counters* c,
+                     std::uint32_t bits, std::uint32_t phase, std::uint32_t threads,
+                     cudaStream_t s) {
+  const integrity_args<bam::emu::gpu::drives_ref_for<P>> a{drives.ref_for<P>(), buffers, c, bits,
+                                                           phase};
+  integrity_kernel<<<threads / 256, 256, 0, s>>>(a, threads);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+}
+
+class MillionThreads
+    : public ::testing::TestWithParam<std::tuple<std::uint32_t, storage_protocol>> {};
 
 TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const std::uint32_t n_drives = GetParam();
+  const auto [n_drives, protocol] = GetParam();
+  const bool hardware = protocol == storage_protocol::hardware;
   constexpr std::uint32_t bits = 21;  // 2M LBAs of 512 B: 1 GiB of pinned media in all
   constexpr std::uint32_t threads = 1u << (bits - 1);
   bam::emu::gpu::drives_config cfg;
@@ -128,33 +160,51 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
   cfg.queue_entries = 1024;
   cfg.engine_blocks = 16;
   cfg.engine_warps_per_block = 16;
+  cfg.ordering_queues = hardware;
   uint4* buffers = nullptr;
   counters* c = nullptr;
   CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
   CUDA_OK(cudaMallocManaged(&c, sizeof(counters)));
   *c = counters{};
-  CUDA_OK(bam::preload_kernel(integrity_kernel));
+  if (hardware)
+    preload_integrity<storage_protocol::hardware>();
+  else
+    preload_integrity<storage_protocol::emulator>();
   {
     bam::emu::gpu::emulated_drives drives(cfg);
     drives.start();
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    const auto t0 = std::chrono::steady_clock::now();
     for (std::uint32_t phase : {1u, 2u}) {
-      integrity_args a{drives.ref(), buffers, c, bits, phase};
-      integrity_kernel<<<threads / 256, 256, 0, s>>>(a, threads);
-      CUDA_OK(cudaGetLastError());
-      CUDA_OK(cudaStreamSynchronize(s));
+      if (hardware)
+        integrity_phase<storage_protocol::hardware>(drives, buffers, c, bits, phase, threads, s);
+      else
+        integrity_phase<storage_protocol::emulator>(drives, buffers, c, bits, phase, threads, s);
     }
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     drives.stop();
     CUDA_OK(cudaStreamDestroy(s));
     EXPECT_EQ(c->bad_status, 0u);
     EXPECT_EQ(c->timeouts, 0u);
     EXPECT_EQ(c->bad_data, 0u);
     EXPECT_EQ(c->ios, 7ull * threads);
-    std::uint64_t completed = 0;
-    for (const auto& st : drives.stats())
+    std::uint64_t completed = 0, ordering = 0;
+    for (const auto& st : drives.stats()) {
       completed += st.completed;
+      ordering += st.ordering_reads;
+    }
     EXPECT_EQ(completed, 7ull * threads);
+    // Hardware: the 4 reads per thread were each followed by an ordering read, coalesced.
+    if (hardware) {
+      EXPECT_GE(ordering, n_drives);
+      EXPECT_LT(ordering, 4ull * threads);
+    } else {
+      EXPECT_EQ(ordering, 0u);
+    }
+    std::printf("%s, %u drive(s): %.1f M I/Os/s, %llu ordering reads\n", bam::to_string(protocol),
+                n_drives, 7.0 * threads / seconds / 1e6, static_cast<unsigned long long>(ordering));
     // The media holds the last generation of every LBA (checked on the host, pinned memory).
     std::uint64_t wrong = 0;
     for (std::uint64_t t = 0; t < threads; ++t) {
@@ -177,7 +227,14 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
   CUDA_OK(cudaFree(c));
 }
 
-INSTANTIATE_TEST_SUITE_P(Drives, MillionThreads, ::testing::Values(1u, 4u, 10u));
+INSTANTIATE_TEST_SUITE_P(Drives, MillionThreads,
+                         ::testing::Combine(::testing::Values(1u, 4u, 10u),
+                                            ::testing::Values(storage_protocol::hardware,
+                                                              storage_protocol::emulator)),
+                         [](const auto& info) {
+                           return std::to_string(std::get<0>(info.param)) + "_" +
+                                  bam::to_string(std::get<1>(info.param));
+                         });
 
 // ---- fault injection and timeouts ----------------------------------------------------------
 
@@ -354,6 +411,111 @@ TEST(GpuTimingModel, LatencyAndRateStayWithinTheModel) {
             std::uint64_t{threads} * reads);
   CUDA_OK(cudaFree(buffers));
   CUDA_OK(cudaFree(min_latency));
+}
+
+TEST(GpuTimingModel, TheEngineRunsWithTheScaledTimesAndTheBookingHorizon) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 12;
+  dc.model = bam::emu::timing_preset("optane-p5800x");
+  dc.faults.delay_fraction = 0.5;
+  dc.faults.delay_ns = 3'000'000;
+  bam::emu::gpu::drive_config slow = dc;
+  slow.model.min_latency_ns = 100'000;  // 2 x latency = 200 us: above the 32 us floor
+  cfg.drives = {dc, slow};
+  cfg.queues_per_drive = 2;
+  cfg.queue_entries = 16;
+  cfg.engine_blocks = 1;
+  cfg.engine_warps_per_block = 1;
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  const std::vector<bam::emu::gpu::drive_parameters> got = drives.device_parameters();
+  drives.stop();
+  const double rate = drives.timer_rate();
+  auto scaled = [rate](std::uint64_t v) {
+    return static_cast<std::uint64_t>(static_cast<double>(v) * rate + 0.5);
+  };
+  ASSERT_EQ(got.size(), 2u);
+  for (std::uint32_t d = 0; d < 2; ++d) {
+    const bam::emu::service_table want = bam::emu::make_service_table(cfg.drives[d].model);
+    const bam::emu::gpu::drive_parameters& p = got[d];
+    EXPECT_EQ(p.service.read_512_ps, scaled(want.read_512_ps)) << d;
+    EXPECT_EQ(p.service.read_4k_ps, scaled(want.read_4k_ps)) << d;
+    EXPECT_EQ(p.service.write_512_ps, scaled(want.write_512_ps)) << d;
+    EXPECT_EQ(p.service.write_4k_ps, scaled(want.write_4k_ps)) << d;
+    EXPECT_EQ(p.service.read_ps_per_kib, scaled(want.read_ps_per_kib)) << d;
+    EXPECT_EQ(p.service.write_ps_per_kib, scaled(want.write_ps_per_kib)) << d;
+    EXPECT_EQ(p.service.min_latency_ns, scaled(want.min_latency_ns)) << d;
+    EXPECT_TRUE(p.service.throttled) << d;
+    EXPECT_EQ(p.fault_delay_ns, scaled(3'000'000)) << d;
+  }
+  // Horizon: max(2 x latency, 32 us), in timer units.
+  EXPECT_EQ(got[0].max_ahead_ps, static_cast<std::uint64_t>(32e6 * rate));
+  EXPECT_EQ(got[1].max_ahead_ps, 2000 * scaled(100'000));
+  std::printf("timer rate %.6f\n", rate);
+}
+
+/// One read per thread at a time; every completion's time from submission, min and max.
+__global__ void latency_reads(drives_ref v, uint4* buffers, unsigned long long* lat,
+                              std::uint32_t threads, std::uint32_t reads) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  uint4* buf = buffers + std::uint64_t{t} * 32;
+  for (std::uint32_t i = 0; i < reads; ++i) {
+    const std::uint64_t t0 = bam::now_ns();
+    const nvme::completion e =
+        bam::block_io(v, 0, t % v.queues_per_ssd(), false, (t * 31 + i) % v.lbas(), 1, buf, 0);
+    const std::uint64_t dt = bam::now_ns() - t0;
+    if (!e.status().ok()) continue;
+    atomicMin(&lat[0], static_cast<unsigned long long>(dt));
+    atomicMax(&lat[1], static_cast<unsigned long long>(dt));
+  }
+}
+
+TEST(GpuTimingModel, ALatencyOnlyDriveCompletesNoSoonerThanItsLatency) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 12;
+  dc.model = bam::emu::timing_preset("ideal");
+  dc.model.min_latency_ns = 50'000;  // no caps: latency alone
+  cfg.drives = {dc};
+  cfg.queues_per_drive = 8;
+  cfg.queue_entries = 64;
+  cfg.engine_blocks = 1;
+  cfg.engine_warps_per_block = 4;
+  constexpr std::uint32_t threads = 1024, reads = 20;
+  uint4* buffers = nullptr;
+  unsigned long long* lat = nullptr;
+  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
+  CUDA_OK(cudaMallocManaged(&lat, 2 * sizeof(unsigned long long)));
+  lat[0] = ~0ull;
+  lat[1] = 0;
+  CUDA_OK(bam::preload_kernel(latency_reads));
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const auto t0 = std::chrono::steady_clock::now();
+  latency_reads<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, lat, threads, reads);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+  EXPECT_EQ(drives.stats()[0].completed, std::uint64_t{threads} * reads);
+  // Measured on %globaltimer, whose ns the engine's latency is scaled to.
+  const auto latency = static_cast<unsigned long long>(50'000 * drives.timer_rate());
+  EXPECT_GE(lat[0], latency);
+  EXPECT_LT(lat[1], 100 * latency);  // and not stuck: the engine posts them once due
+  // Each thread's reads are one after another: at least reads x latency in all.
+  EXPECT_GE(seconds, 0.99 * reads * 50e-6);
+  std::printf("latency-only drive: min %llu ns, max %llu ns, %.3f ms\n", lat[0], lat[1],
+              seconds * 1e3);
+  CUDA_OK(cudaFree(buffers));
+  CUDA_OK(cudaFree(lat));
 }
 
 // ---- PRPs, statuses, null drives -------------------------------------------------------------

@@ -45,10 +45,25 @@ TEST(TimingModel, IdealAndNullReserveNothing) {
   for (const char* name : {"ideal", "null"}) {
     const service_table t = make_service_table(timing_preset(name));
     EXPECT_FALSE(t.throttled) << name;
+    EXPECT_FALSE(t.timed()) << name;  // complete at once
     EXPECT_EQ(t.cost_ps(false, 4096), 0u) << name;
   }
   EXPECT_TRUE(timing_preset("ideal").moves_data);
   EXPECT_FALSE(timing_preset("null").moves_data);
+}
+
+TEST(TimingModel, LatencyAloneDelaysEveryCommandWithoutAPipe) {
+  timing_model m;
+  m.min_latency_ns = 50'000;  // no caps: nothing to book, but nothing completes sooner
+  const service_table t = make_service_table(m);
+  EXPECT_FALSE(t.throttled);
+  EXPECT_TRUE(t.timed());
+  EXPECT_EQ(t.cost_ps(false, 4096), 0u);
+  // Due the latency after the fetch (the pipe's end is the fetch time: no pipe).
+  const std::uint64_t fetched_ps = 7'000'000;  // 7 us
+  EXPECT_EQ(due_ns(t, fetched_ps), 7'000u + 50'000u);
+  // A throttled model is timed too.
+  EXPECT_TRUE(make_service_table(timing_preset("optane-p5800x")).timed());
 }
 
 TEST(TimingModel, PipeRunsAtTheCapAndNeverBanksIdleTime) {

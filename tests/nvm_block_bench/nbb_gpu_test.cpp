@@ -116,6 +116,43 @@ TEST(NbbGpu, EmulatedLargeSequentialIosUsePrpLists) {
     EXPECT_EQ(n, 2000u);
 }
 
+TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
+  temp_dir dir;
+  const json doc = run_report({"--backend", "emulated", "--ssds",
+                               "2",         "--pairs",  "8",
+                               "--threads", "8192",     "--outstanding",
+                               "1",         "--ios",    "100000",
+                               "--op",      "mixed",    "--io-size",
+                               "512",       "--set",    "storage.media.size_bytes=16777216",
+                               "--verify",  "--sweep",  "storage.protocol=hardware,emulator"},
+                              dir);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  ASSERT_EQ(doc["jobs"].size(), 2u);
+  for (const std::string protocol : {"hardware", "emulator"}) {
+    const json& job = doc["jobs"][protocol == "hardware" ? 0 : 1];
+    expect_job_adds_up(job, job["bamkit"], 100000, 2);
+    EXPECT_EQ(job["bamkit"]["config"]["storage"]["protocol"], protocol);
+    const json& st = job["bamkit"]["stats"];
+    EXPECT_EQ(st["protocol"], protocol);
+    EXPECT_NE(st["real_hardware"].get<std::string>().find("storage.protocol " + protocol),
+              std::string::npos);
+    std::uint64_t ordering = 0, completed = 0;
+    for (const auto& s : st["ssds"]) {
+      ordering += s["ordering_reads"].get<std::uint64_t>();
+      completed += s["completed"].get<std::uint64_t>();
+    }
+    EXPECT_EQ(completed, 100000u);  // the application's commands; ordering reads apart
+    EXPECT_EQ(st["ordering_reads"], ordering);
+    const std::uint64_t reads = job["read"]["total_ios"];
+    if (protocol == "hardware") {
+      EXPECT_GT(ordering, 0u);  // after reads, coalesced: at most one per read
+      EXPECT_LE(ordering, reads);
+    } else {
+      EXPECT_EQ(ordering, 0u);
+    }
+  }
+}
+
 TEST(NbbGpu, ZerocopyRunAddsUpAndVerifies) {
   temp_dir dir;
   const json doc = run_report({"--backend", "zerocopy", "--ssds", "2", "--threads", "3000",

@@ -23,17 +23,19 @@ inline std::uint32_t loopback_result(const nvme::command& c) {
 
 class loopback_controller {
  public:
+  /// Rings and doorbells in its own memory (host threads as clients).
   loopback_controller(std::uint32_t sq_entries, std::uint32_t cq_entries,
                       std::uint32_t reorder_window, std::uint64_t seed)
       : sq_(sq_entries), cq_(cq_entries), window_(reorder_window), rng_(seed) {
-    desc_.sq = sq_.data();
-    desc_.sq_entries = sq_entries;
-    desc_.cq = cq_.data();
-    desc_.cq_entries = cq_entries;
-    desc_.sq_doorbell = &doorbells_[0];
-    desc_.cq_doorbell = &doorbells_[32];
-    desc_.qid = 1;
-    thread_ = std::thread([this] { run(); });
+    start(sq_.data(), sq_entries, cq_.data(), cq_entries, &doorbells_[0], &doorbells_[32]);
+  }
+  /// Rings and doorbells in memory the caller provides, zero-filled (e.g. mapped pinned memory,
+  /// so that GPU threads are the clients).
+  loopback_controller(nvme::command* sq, std::uint32_t sq_entries, nvme::completion* cq,
+                      std::uint32_t cq_entries, std::uint32_t* sq_doorbell,
+                      std::uint32_t* cq_doorbell, std::uint32_t reorder_window, std::uint64_t seed)
+      : window_(reorder_window), rng_(seed) {
+    start(sq, sq_entries, cq, cq_entries, sq_doorbell, cq_doorbell);
   }
   ~loopback_controller() {
     stop_.store(true);
@@ -44,6 +46,18 @@ class loopback_controller {
   std::uint32_t max_in_flight() const { return max_in_flight_.load(); }
 
  private:
+  void start(nvme::command* sq, std::uint32_t sq_entries, nvme::completion* cq,
+             std::uint32_t cq_entries, std::uint32_t* sq_doorbell, std::uint32_t* cq_doorbell) {
+    desc_.sq = sq;
+    desc_.sq_entries = sq_entries;
+    desc_.cq = cq;
+    desc_.cq_entries = cq_entries;
+    desc_.sq_doorbell = sq_doorbell;
+    desc_.cq_doorbell = cq_doorbell;
+    desc_.qid = 1;
+    thread_ = std::thread([this] { run(); });
+  }
+
   void run() {
     std::vector<nvme::command> pending;
     std::uint32_t sq_head = 0, cq_tail = 0;
@@ -52,7 +66,7 @@ class loopback_controller {
       const std::uint32_t tail = system_atomic_ref<std::uint32_t>(*desc_.sq_doorbell).load(acquire);
       bool fetched = false;
       while (sq_head != tail && pending.size() < window_) {
-        pending.push_back(sq_[sq_head]);
+        pending.push_back(desc_.sq[sq_head]);
         sq_head = (sq_head + 1) % desc_.sq_entries;
         fetched = true;
       }
@@ -68,7 +82,7 @@ class loopback_controller {
         const nvme::command c = pending.back();
         pending.pop_back();
         --n;
-        nvme::completion& e = cq_[cq_tail];
+        nvme::completion& e = desc_.cq[cq_tail];
         e.dw0 = loopback_result(c);
         e.dw1 = c.cdw11;
         e.sqhd = static_cast<std::uint16_t>(sq_head);

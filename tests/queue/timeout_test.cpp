@@ -100,7 +100,9 @@ TEST(QueueTimeout, LostAndLateCompletionsAreReportedAndRecovered) {
   bam::queue_pair qp(ctrl.desc());
   const auto ref = qp.ref();
   constexpr int threads = 8, per_thread = 300;
-  constexpr std::uint64_t timeout_ns = 20'000'000;  // 20 ms
+  // Long enough that an ordinary command never times out on a loaded machine (20 ms did, at a
+  // load average of 70 on 2 cores).
+  constexpr std::uint64_t timeout_ns = 250'000'000;  // 250 ms
   std::atomic<int> wrong{0}, timeouts{0}, dropped{0}, late{0};
   std::vector<std::thread> ts;
   for (int t = 0; t < threads; ++t) {
@@ -110,7 +112,7 @@ TEST(QueueTimeout, LostAndLateCompletionsAreReportedAndRecovered) {
         c.opcode = 0x02;
         c.cdw10 = static_cast<std::uint32_t>(t * per_thread + i);
         const bool lose = i % 97 == 13, slow = i % 89 == 7;
-        c.cdw14 = lose ? drop : slow ? 100u : 0u;  // slow: 100 ms, five times the timeout
+        c.cdw14 = lose ? drop : slow ? 1000u : 0u;  // slow: 1 s, four times the timeout
         dropped += lose ? 1 : 0;
         late += slow ? 1 : 0;
         const bam::nvme::completion e = ref.submit_and_wait(c, timeout_ns);
@@ -131,7 +133,7 @@ TEST(QueueTimeout, LostAndLateCompletionsAreReportedAndRecovered) {
 
   // Let every slow completion arrive, then push ordinary commands through: the CQ-lock holders
   // consume the late entries and free their IDs; only the lost commands keep theirs.
-  std::this_thread::sleep_for(150ms);
+  std::this_thread::sleep_for(1100ms);
   const std::uint64_t expected_posted =
       static_cast<std::uint64_t>(threads * per_thread - dropped.load());
   while (ctrl.posted() < expected_posted)

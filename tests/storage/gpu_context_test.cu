@@ -1,11 +1,13 @@
-// The GPU-thread storage context (bam/storage/gpu_context.hpp) over GPU-emulated SSDs: regions
-// written into the media or through the queues read back by kernels through arrays with every
-// line size; writes through arrays are on the media after close(). Skipped without a GPU.
+// The GPU-thread storage context (bam/storage/gpu_context.hpp) over GPU-emulated SSDs, in both
+// protocols (gpu_context: hardware, emulator_gpu_context: emulator): regions written into the
+// media or through the queues read back by kernels through arrays with every line size; writes
+// through arrays are on the media after close(). Skipped without a GPU.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "bam/detail/hash.hpp"
@@ -16,7 +18,8 @@
 
 namespace {
 
-using u64_array = bam::gpu_context::array_type<std::uint64_t>;
+template <class Ctx>
+using u64_array_of = typename Ctx::template array_type<std::uint64_t>;
 
 struct tally {
   unsigned long long bad, sum;
@@ -27,7 +30,8 @@ __host__ __device__ std::uint64_t value(std::uint64_t i, std::uint64_t seed) {
 }
 
 /// Every element checked against value(i, seed) by a grid-stride loop; sum of the low bits.
-__global__ void check_kernel(u64_array a, std::uint64_t seed, tally* t) {
+template <class A>
+__global__ void check_kernel(A a, std::uint64_t seed, tally* t) {
   unsigned long long bad = 0, sum = 0;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < a.size();
        i += std::uint64_t{gridDim.x} * blockDim.x) {
@@ -39,15 +43,18 @@ __global__ void check_kernel(u64_array a, std::uint64_t seed, tally* t) {
   atomicAdd(&t->sum, sum);
 }
 
-__global__ void overwrite_kernel(u64_array a, std::uint64_t seed) {
+template <class A>
+__global__ void overwrite_kernel(A a, std::uint64_t seed) {
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < a.size();
        i += std::uint64_t{gridDim.x} * blockDim.x)
     if (i % 3 == 0) a.write(i, value(i, seed));
 }
 
-bam::run_config config(bam::media_kind media) {
+bam::run_config config(bam::media_kind media,
+                       bam::storage_protocol protocol = bam::storage_protocol::hardware) {
   bam::run_config c;
   c.storage.backend = bam::backend_kind::emulated;
+  c.storage.protocol = protocol;
   c.storage.ssd_count = 3;
   c.storage.model = {"ideal", std::nullopt};
   c.storage.media.kind = media;
@@ -66,14 +73,15 @@ std::vector<std::uint64_t> values(std::uint64_t n, std::uint64_t seed) {
   return v;
 }
 
-tally check(bam::gpu_context& ctx, const char* region, std::uint64_t seed) {
+template <class Ctx>
+tally check(Ctx& ctx, const char* region, std::uint64_t seed) {
   tally* t = nullptr;
   EXPECT_EQ(cudaMallocManaged(&t, sizeof(tally)), cudaSuccess);
   *t = tally{};
   cudaStream_t s;
   EXPECT_EQ(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
   ctx.start();
-  check_kernel<<<256, 256, 0, s>>>(ctx.array<std::uint64_t>(region), seed, t);
+  check_kernel<<<256, 256, 0, s>>>(ctx.template array<std::uint64_t>(region), seed, t);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(cudaStreamSynchronize(s), cudaSuccess);
   ctx.stop();
@@ -90,11 +98,24 @@ unsigned long long low_sum(const std::vector<std::uint64_t>& v) {
   return s;
 }
 
-TEST(GpuContext, RegionsWrittenBothWaysReadBackThroughArraysWithEveryLineSize) {
+/// The tests below run over a context of each protocol.
+template <class Ctx>
+class GpuContext : public ::testing::Test {};
+struct protocol_name {
+  template <class Ctx>
+  static std::string GetName(int) {
+    return bam::to_string(Ctx::protocol);
+  }
+};
+using contexts = ::testing::Types<bam::gpu_context, bam::emulator_gpu_context>;
+TYPED_TEST_SUITE(GpuContext, contexts, protocol_name);
+
+TYPED_TEST(GpuContext, RegionsWrittenBothWaysReadBackThroughArraysWithEveryLineSize) {
+  using Ctx = TypeParam;
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  CUDA_OK(bam::preload_kernel(check_kernel));
+  CUDA_OK(bam::preload_kernel(check_kernel<u64_array_of<Ctx>>));
   for (const bam::media_kind media : {bam::media_kind::host, bam::media_kind::gpu}) {
-    bam::gpu_context ctx(config(media));
+    Ctx ctx(config(media, Ctx::protocol));
     const std::vector<std::uint64_t> a = values(300000, 1);  // 2.4 MB: 37 stripe units
     const std::vector<std::uint64_t> b = values(100001, 2);
     ctx.add_region("a", a.size() * 8);
@@ -117,9 +138,17 @@ TEST(GpuContext, RegionsWrittenBothWaysReadBackThroughArraysWithEveryLineSize) {
       cc.line_bytes = line;
       cc.slots = line == 65536 ? 16 : 256;
       ctx.build_cache(cc);
-      CUDA_OK(bam::preload_kernel(check_kernel));
+      CUDA_OK(bam::preload_kernel(check_kernel<u64_array_of<Ctx>>));
       const tally ta = check(ctx, "a", 1);
       const tally tb = check(ctx, "b", 2);
+      std::uint64_t ordering = 0;
+      for (const bam::emu::gpu::drive_stats& d : ctx.drives().stats())
+        ordering += d.ordering_reads;
+      // Hardware: every line read was followed by an ordering read (coalesced).
+      if (Ctx::protocol == bam::storage_protocol::hardware)
+        EXPECT_GT(ordering, 0u) << line;
+      else
+        EXPECT_EQ(ordering, 0u) << line;
       EXPECT_EQ(ta.bad, 0u) << line;
       EXPECT_EQ(ta.sum, low_sum(a)) << line;
       EXPECT_EQ(tb.bad, 0u) << line;
@@ -133,16 +162,17 @@ TEST(GpuContext, RegionsWrittenBothWaysReadBackThroughArraysWithEveryLineSize) {
   }
 }
 
-TEST(GpuContext, WritesThroughArraysReachTheMediaAtClose) {
+TYPED_TEST(GpuContext, WritesThroughArraysReachTheMediaAtClose) {
+  using Ctx = TypeParam;
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  CUDA_OK(bam::preload_kernel(overwrite_kernel));
-  bam::gpu_context ctx(config(bam::media_kind::host));
+  CUDA_OK(bam::preload_kernel(overwrite_kernel<u64_array_of<Ctx>>));
+  Ctx ctx(config(bam::media_kind::host, Ctx::protocol));
   const std::uint64_t n = 200000;
   const std::vector<std::uint64_t> v = values(n, 3);
   const bam::region r = ctx.add_region("v", n * 8);
   ctx.write_region("v", v.data(), n * 8);
   ctx.build_cache();
-  const u64_array a = ctx.array<std::uint64_t>("v");
+  const u64_array_of<Ctx> a = ctx.template array<std::uint64_t>("v");
   ctx.start();
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -163,7 +193,7 @@ TEST(GpuContext, WritesThroughArraysReachTheMediaAtClose) {
   EXPECT_EQ(bad, 0u);
 }
 
-TEST(GpuContext, ANullModelCannotHoldARegion) {
+TEST(GpuContextOfOneProtocol, ANullModelCannotHoldARegion) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   bam::run_config c = config(bam::media_kind::host);
   c.storage.model = {"null", std::nullopt};
@@ -181,7 +211,7 @@ TEST(GpuContext, ANullModelCannotHoldARegion) {
   EXPECT_FALSE(ctx.regions().at("v").written);
 }
 
-TEST(GpuContext, AnotherBackendIsAConfigErrorNamingTheKey) {
+TEST(GpuContextOfOneProtocol, AnotherBackendIsAConfigErrorNamingTheKey) {
   bam::run_config c = config(bam::media_kind::host);
   c.storage.backend = bam::backend_kind::host;
   try {
@@ -189,6 +219,23 @@ TEST(GpuContext, AnotherBackendIsAConfigErrorNamingTheKey) {
     FAIL() << "gpu_context opened backend host";
   } catch (const bam::config_error& e) {
     EXPECT_EQ(e.key(), "storage.backend");
+  }
+}
+
+TEST(GpuContextOfOneProtocol, TheConfigsProtocolMustBeTheContexts) {
+  // The protocol is the context's type: a config asking for the other one is refused before
+  // anything is allocated.
+  try {
+    bam::emulator_gpu_context ctx(config(bam::media_kind::host));  // hardware
+    FAIL() << "emulator_gpu_context opened protocol hardware";
+  } catch (const bam::config_error& e) {
+    EXPECT_EQ(e.key(), "storage.protocol");
+  }
+  try {
+    bam::gpu_context ctx(config(bam::media_kind::host, bam::storage_protocol::emulator));
+    FAIL() << "gpu_context opened protocol emulator";
+  } catch (const bam::config_error& e) {
+    EXPECT_EQ(e.key(), "storage.protocol");
   }
 }
 

@@ -1,6 +1,7 @@
 // cache-bench's emulated backend: every pass is a kernel over the GPU cache; the engine of the
 // emulated SSDs runs beside it (residency rule: caches are built, kernels loaded and memory
-// allocated only while the engine is stopped).
+// allocated only while the engine is stopped). The kernels and the rig are templates over the
+// context, whose type is the protocol (storage.protocol): both are instantiated here.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,7 +19,8 @@
 namespace bam::tools {
 namespace {
 
-using garray = gpu_context::array_type<std::uint64_t>;
+template <class Ctx>
+using garray_of = typename Ctx::template array_type<std::uint64_t>;
 
 /// The dataset region every run's array covers a prefix of (its whole room on the SSDs).
 constexpr const char* data_region = "cache_bench.data";
@@ -32,15 +34,18 @@ __device__ std::uint64_t grid_threads() {
   return std::uint64_t{gridDim.x} * blockDim.x;
 }
 
-__global__ void fill_kernel(garray a, std::uint64_t n) {
+template <class A>
+__global__ void fill_kernel(A a, std::uint64_t n) {
   for (std::uint64_t i = global_id(); i < n; i += grid_threads())
     fill_element(a, i);
 }
-__global__ void warm_kernel(garray a, bench_counters* out, std::uint64_t lines) {
+template <class A>
+__global__ void warm_kernel(A a, bench_counters* out, std::uint64_t lines) {
   for (std::uint64_t l = global_id(); l < lines; l += grid_threads())
     warm_line(a, out, l);
 }
-__global__ void check_kernel(garray a, bench_counters* out, std::uint64_t n) {
+template <class A>
+__global__ void check_kernel(A a, bench_counters* out, std::uint64_t n) {
   for (std::uint64_t i = global_id(); i < n; i += grid_threads())
     check_element(a, out, i);
 }
@@ -49,18 +54,20 @@ __global__ void check_kernel(garray a, bench_counters* out, std::uint64_t n) {
 // bytes, in the miss path, and keeps 16 warps. H200, hot reuse reads, 8 KiB lines, warp layout:
 // 1.32 TB/s uncapped, 2.26 TB/s capped.
 constexpr int bench_min_blocks = 2;
+template <class A>
 __global__ void __launch_bounds__(block_threads, bench_min_blocks)
-    bench_kernel(garray a, bench_params p, bench_counters* out) {
+    bench_kernel(A a, bench_params p, bench_counters* out) {
   const std::uint64_t t = global_id();
   if (t < p.threads) bench_thread(a, p, out, t);
 }
 
 /// What the measured kernel costs per thread and how many of its blocks fit on an SM.
+template <class A>
 nlohmann::json bench_kernel_resources() {
   cudaFuncAttributes a{};
-  cuda_check(cudaFuncGetAttributes(&a, bench_kernel), "cache-bench: kernel attributes");
+  cuda_check(cudaFuncGetAttributes(&a, bench_kernel<A>), "cache-bench: kernel attributes");
   int resident = 0;
-  cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, bench_kernel,
+  cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, bench_kernel<A>,
                                                            static_cast<int>(block_threads), 0),
              "cache-bench: occupancy");
   return {{"registers_per_thread", a.numRegs},
@@ -80,17 +87,20 @@ unsigned stride_blocks(std::uint64_t n, std::uint64_t slots) {
   return static_cast<unsigned>(b == 0 ? 1 : b);
 }
 
+template <class Ctx>
 class gpu_rig final : public cache_rig {
+  using garray = garray_of<Ctx>;
+
  public:
-  explicit gpu_rig(gpu_context& ctx) : ctx_(ctx) {
+  explicit gpu_rig(Ctx& ctx) : ctx_(ctx) {
     cuda_check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cache-bench: stream");
     cuda_check(cudaEventCreate(&begin_), "cache-bench: event");
     cuda_check(cudaEventCreate(&end_), "cache-bench: event");
     cuda_check(cudaMalloc(&counters_, sizeof(bench_counters)), "cache-bench: cudaMalloc");
-    cuda_check(preload_kernel(fill_kernel), "cache-bench: preload");
-    cuda_check(preload_kernel(warm_kernel), "cache-bench: preload");
-    cuda_check(preload_kernel(check_kernel), "cache-bench: preload");
-    cuda_check(preload_kernel(bench_kernel), "cache-bench: preload");
+    cuda_check(preload_kernel(fill_kernel<garray>), "cache-bench: preload");
+    cuda_check(preload_kernel(warm_kernel<garray>), "cache-bench: preload");
+    cuda_check(preload_kernel(check_kernel<garray>), "cache-bench: preload");
+    cuda_check(preload_kernel(bench_kernel<garray>), "cache-bench: preload");
   }
   ~gpu_rig() override {
     ctx_.stop();
@@ -106,27 +116,27 @@ class gpu_rig final : public cache_rig {
     cc.slots = s.slots;
     cc.lines = s.lines;
     ctx_.build_cache(cc);
-    array_ = ctx_.array<std::uint64_t>(data_region, s.elements);
+    array_ = ctx_.template array<std::uint64_t>(data_region, s.elements);
     slots_ = s.slots;
     ctx_.start();
   }
   void fill(const bench_shape& s) override {
-    fill_kernel<<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(array_,
-                                                                                  s.elements);
+    fill_kernel<garray>
+        <<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(array_, s.elements);
     wait("fill kernel");
   }
   void warm(const bench_shape& s) override {
     zero();
-    warm_kernel<<<stride_blocks(s.lines, slots_), block_threads, 0, stream_>>>(array_, counters_,
-                                                                               s.lines);
+    warm_kernel<garray>
+        <<<stride_blocks(s.lines, slots_), block_threads, 0, stream_>>>(array_, counters_, s.lines);
     wait("warm kernel");
   }
   double measure(const bench_params& p, bench_counters& out) override {
     zero();
     const std::uint64_t blocks = (p.threads + block_threads - 1) / block_threads;
     cuda_check(cudaEventRecord(begin_, stream_), "cache-bench: event");
-    bench_kernel<<<static_cast<unsigned>(blocks), block_threads, 0, stream_>>>(array_, p,
-                                                                               counters_);
+    bench_kernel<garray>
+        <<<static_cast<unsigned>(blocks), block_threads, 0, stream_>>>(array_, p, counters_);
     cuda_check(cudaEventRecord(end_, stream_), "cache-bench: event");
     wait("bench kernel");
     float ms = 0;
@@ -136,7 +146,7 @@ class gpu_rig final : public cache_rig {
   }
   bench_counters check(const bench_shape& s) override {
     zero();
-    check_kernel<<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(
+    check_kernel<garray><<<stride_blocks(s.elements, slots_), block_threads, 0, stream_>>>(
         array_, counters_, s.elements);
     wait("check kernel");
     return read();
@@ -162,7 +172,7 @@ class gpu_rig final : public cache_rig {
     cuda_check(cudaStreamSynchronize(stream_), std::string("cache-bench: ") + what);
   }
 
-  gpu_context& ctx_;
+  Ctx& ctx_;
   garray array_{};
   cudaStream_t stream_ = nullptr;
   cudaEvent_t begin_ = nullptr, end_ = nullptr;
@@ -170,15 +180,17 @@ class gpu_rig final : public cache_rig {
   std::uint64_t slots_ = 0;
 };
 
-class emulated_bench_backend final : public backend {
+/// The backend over a context of one protocol.
+template <class Ctx>
+class emulated_protocol_backend final : public backend {
  public:
   void open(const run_config& c) override {
-    ctx_ = std::make_unique<gpu_context>(c, layout_options{.manifest = false});
+    ctx_ = std::make_unique<Ctx>(c, layout_options{.manifest = false});
     ctx_->add_region(data_region, ctx_->data().capacity_bytes());
     moves_data_ = emu::gpu::timing_of(c.storage.model).moves_data;
     caps_.max_ssds = cache_max_ssds;
     caps_.media_bytes = c.storage.media.size_bytes;
-    rig_ = std::make_unique<gpu_rig>(*ctx_);
+    rig_ = std::make_unique<gpu_rig<Ctx>>(*ctx_);
   }
   backend_caps capabilities() const override { return caps_; }
   run_result run(const run_config& c, const run_hooks& hooks) override {
@@ -199,7 +211,8 @@ class emulated_bench_backend final : public backend {
     const emu::gpu::emulated_drives& drives = ctx_->drives();
     nlohmann::json ssds = nlohmann::json::array();
     for (const emu::gpu::drive_stats& s : drives.stats())
-      ssds.push_back({{"completed", s.completed}, {"errors", s.errors}});
+      ssds.push_back(
+          {{"completed", s.completed}, {"errors", s.errors}, {"ordering_reads", s.ordering_reads}});
     out.tool_stats["engine"] = {
         {"ssds", ssds},
         {"engine_warps", drives.engine_warps()},
@@ -207,7 +220,7 @@ class emulated_bench_backend final : public backend {
         {"note", "engine counters since its last start (each fresh cache restarts it)"}};
     out.tool_stats["timing"] = "CUDA events around the measured kernel";
     out.tool_stats["storage"] = ctx_->describe();
-    out.tool_stats["kernel"] = bench_kernel_resources();
+    out.tool_stats["kernel"] = bench_kernel_resources<garray_of<Ctx>>();
     return out;
   }
   nlohmann::json measure_ceilings(const run_config& c) override {
@@ -241,11 +254,34 @@ class emulated_bench_backend final : public backend {
     }
   }
 
-  std::unique_ptr<gpu_context> ctx_;
-  std::unique_ptr<gpu_rig> rig_;  // after ctx_: destroyed first
+  std::unique_ptr<Ctx> ctx_;
+  std::unique_ptr<gpu_rig<Ctx>> rig_;  // after ctx_: destroyed first
   backend_caps caps_{};
   bool moves_data_ = true;
   bool media_dirty_ = true;
+};
+
+/// The backend of storage.protocol, chosen when it opens (a sweep over the protocol reopens it).
+class emulated_bench_backend final : public backend {
+ public:
+  void open(const run_config& c) override {
+    impl_.reset();
+    if (c.storage.protocol == storage_protocol::hardware)
+      impl_ = std::make_unique<emulated_protocol_backend<gpu_context>>();
+    else
+      impl_ = std::make_unique<emulated_protocol_backend<emulator_gpu_context>>();
+    impl_->open(c);
+  }
+  backend_caps capabilities() const override { return impl_->capabilities(); }
+  run_result run(const run_config& c, const run_hooks& hooks) override {
+    return impl_->run(c, hooks);
+  }
+  nlohmann::json measure_ceilings(const run_config& c) override {
+    return impl_->measure_ceilings(c);
+  }
+
+ private:
+  std::unique_ptr<backend> impl_;
 };
 
 }  // namespace

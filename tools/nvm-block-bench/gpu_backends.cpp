@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "bam/detail/cuda.hpp"
@@ -13,12 +14,28 @@
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/harness/data_pattern.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
+#include "bam/queue/queue_state.hpp"
 
 namespace bam::tools {
 namespace {
 
 /// Memory the ceilings are measured over at most (the media may be larger).
 constexpr std::uint64_t ceilings_max_bytes = 4ull << 30;
+
+/// What the run's protocol is, and what real hardware would do differently (the report's line).
+const char* protocol_doc(storage_protocol p) {
+  return p == storage_protocol::hardware
+             ? "storage.protocol hardware: the GPU threads ran what a real controller needs "
+               "(doorbells: a system-scope fence and a volatile store; completions polled at "
+               "system scope; after every read, before its data was used, the coalesced "
+               "ordering read of BaM paper 4.4 on the drive's own queue pair). On real "
+               "hardware the doorbell store and the controller's fetches, DMA and completion "
+               "writes cross PCIe; here queues and doorbells are in GPU memory and the engine, "
+               "on this GPU, serves them at the timing model's pace"
+             : "storage.protocol emulator: device-scope doorbells and completion polling and no "
+               "ordering read, possible only because the controller runs on this GPU: an upper "
+               "bound, no real SSD allows it (storage.protocol hardware runs what one needs)";
+}
 
 const char* mapping_doc(gpu_queue_mapping m) {
   return m == gpu_queue_mapping::thread
@@ -44,11 +61,30 @@ void gpu_backend_base::check_common(const run_config& c, const char* name) {
                        fmt::format("{} is above the {} SSDs backend \"{}\" runs, allowed [1, {}]",
                                    c.storage.ssd_count, max_ssds, name, max_ssds));
   }
-  if (c.workload.outstanding != 1) {
+  // Zero-copy threads copy one I/O at a time; emulated ones may keep several commands in flight.
+  const std::uint32_t most = std::string_view(name) == "emulated" ? max_gpu_outstanding : 1;
+  if (c.workload.outstanding > most) {
     throw config_error("workload.outstanding",
                        fmt::format("{} is not supported by backend \"{}\": each GPU thread keeps "
-                                   "one I/O in flight (submit and wait, as BaM), allowed [1, 1]",
-                                   c.workload.outstanding, name));
+                                   "at most {} I/O in flight, allowed [1, {}]",
+                                   c.workload.outstanding, name, most, most));
+  }
+  if (c.workload.outstanding > 1) {
+    // A thread holds the IDs of its commands until it has waited for all of them: the threads
+    // of one queue must not hold more than its command IDs (bam/queue/queue_pair_ref.hpp).
+    const std::uint64_t queues = std::uint64_t{c.storage.ssd_count} * c.queues.pairs_per_ssd;
+    std::uint64_t per_queue = (c.workload.threads + queues - 1) / queues;
+    if (c.gpu.queue_mapping == gpu_queue_mapping::warp) per_queue = (per_queue + 31) / 32 * 32;
+    const std::uint32_t ids = cid_count_for(c.queues.depth);
+    if (per_queue * c.workload.outstanding > ids) {
+      throw config_error(
+          "workload.outstanding",
+          fmt::format("{} commands in flight per thread x up to {} threads per queue exceed the "
+                      "{} command IDs of a queue of {} entries: allowed at most {} threads with "
+                      "{} in flight, or more queue pairs",
+                      c.workload.outstanding, per_queue, ids, c.queues.depth,
+                      ids / c.workload.outstanding * queues, c.workload.outstanding));
+    }
   }
   caps_.max_ssds = max_ssds;
   caps_.max_transfer_bytes = emu::gpu::max_transfer_bytes;
@@ -56,7 +92,8 @@ void gpu_backend_base::check_common(const run_config& c, const char* name) {
 }
 
 gpu_io_runner& gpu_backend_base::runner_for(const run_config& c) {
-  const std::uint32_t threads = c.workload.threads;
+  // One buffer slot per command a thread keeps in flight.
+  const std::uint32_t threads = c.workload.threads * c.workload.outstanding;
   const std::uint64_t io = c.workload.io_size;
   if (runner_) {
     // Keep the runner when it fits (allocations are what the residency rule forbids later).
@@ -78,6 +115,7 @@ gpu_io_runner& gpu_backend_base::runner_for(const run_config& c) {
 gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& hooks) {
   gpu_io_params p;
   p.w.threads = c.workload.threads;
+  p.outstanding = c.workload.outstanding;
   p.w.ssd_count = c.storage.ssd_count;
   p.w.dataset = c.dataset();
   p.w.sequential = c.workload.pattern == io_pattern::sequential;
@@ -192,16 +230,18 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   drives.start();
   gpu_io_result r;
   try {
-    r = runner.run_emulated(drives.ref(), params_of(c, hooks));
+    r = c.storage.protocol == storage_protocol::hardware
+            ? runner.run_emulated(drives.hardware_ref(), params_of(c, hooks))
+            : runner.run_emulated(drives.ref(), params_of(c, hooks));
   } catch (...) {
     drives.stop();
     throw;
   }
   drives.stop();
   run_result out = result_of(c, r, hooks);
-  const std::vector<queue_totals> q = read_queue_totals(drives.ref());
+  const std::vector<queue_totals> q = read_queue_totals(drives.ref().parameters());
   nlohmann::json engine = nlohmann::json::array();
-  std::uint64_t sq = 0, cq = 0, timeouts = 0;
+  std::uint64_t sq = 0, cq = 0, timeouts = 0, ordering = 0;
   for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
     const emu::gpu::drive_stats& s = drives.stats()[i];
     out.per_ssd_ios.push_back(s.completed);
@@ -209,18 +249,25 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
                       {"errors", s.errors},
                       {"dropped", s.dropped},
                       {"delayed", s.delayed},
+                      {"ordering_reads", s.ordering_reads},
                       {"sq_doorbell_writes", q[i].sq_doorbell_writes},
                       {"cq_doorbell_writes", q[i].cq_doorbell_writes},
                       {"timeouts", q[i].timeouts}});
     sq += q[i].sq_doorbell_writes;
     cq += q[i].cq_doorbell_writes;
     timeouts += q[i].timeouts;
+    ordering += s.ordering_reads;
   }
   const std::uint64_t commands = out.total_ios() + out.errors;
   out.tool_stats["ssds"] = engine;
   out.tool_stats["sq_doorbell_writes"] = sq;
   out.tool_stats["cq_doorbell_writes"] = cq;
   out.tool_stats["timeouts"] = timeouts;
+  out.tool_stats["protocol"] = to_string(c.storage.protocol);
+  out.tool_stats["real_hardware"] = protocol_doc(c.storage.protocol);
+  out.tool_stats["ordering_reads"] = ordering;
+  out.tool_stats["ordering_reads_per_read"] =
+      out.read.ios != 0 ? double(ordering) / double(out.read.ios) : 0.0;
   out.tool_stats["doorbell_writes_per_command"] =
       commands != 0 ? double(sq + cq) / double(commands) : 0.0;
   out.tool_stats["thread_mapping"] = mapping_doc(c.gpu.queue_mapping);

@@ -45,6 +45,7 @@ struct kernel_args {
   std::uint32_t lba_shift = 9;
   bool verify = false;
   gpu_queue_mapping mapping = gpu_queue_mapping::warp;
+  std::uint32_t outstanding = 1;
   std::byte* buffers = nullptr;
   std::uint64_t stride = 0;
   std::uint64_t* lists = nullptr;  ///< one PRP list page (512 entries) per thread
@@ -127,16 +128,91 @@ __device__ bool time_left(const kernel_args& a, std::uint64_t start) {
   return a.duration_ns == 0 || now_ns() - start < a.duration_ns;
 }
 
-__global__ void __launch_bounds__(block_threads)
-    emulated_kernel(emu::gpu::drives_ref v, kernel_args a) {
+/// Over the queue set of either protocol (block_io runs the ordering read after every read of
+/// a hardware_drives_ref, before the data is checked or counted).
+/// The PRPs of buffer slot `slot` (its own PRP list page when the I/O needs one).
+__device__ nvme::prp_pair slot_prps(const kernel_args& a, std::uint64_t slot) {
+  std::byte* buf = a.buffers + slot * a.stride;
+  nvme::prp_pair prp{reinterpret_cast<std::uintptr_t>(buf), 0};
+  if (a.w.io_size > page) {
+    std::uint64_t* list = a.lists + slot * (page / 8);
+    const auto base = reinterpret_cast<std::uintptr_t>(buf);
+    const auto list_bus = reinterpret_cast<std::uintptr_t>(list);
+    nvme::build_prps(
+        a.w.io_size, 12, [&](std::uint64_t off) { return std::uint64_t{base} + off; },
+        [&](std::uint32_t) {
+          return nvme::prp_list_page{list, list_bus};
+        },
+        prp);
+  }
+  return prp;
+}
+
+/// Thread t with a.outstanding commands in flight: submits up to that many (each on its own
+/// buffer slot), then waits for them newest first (even threads) or from a rotating start (odd
+/// threads), so completions are taken in every order.
+template <class QueueSet>
+__device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s, io_stream& stream,
+                        std::uint32_t t, std::uint64_t my, std::uint64_t start, std::uint32_t unit,
+                        std::uint32_t queue, std::uint64_t& reads, std::uint64_t& writes,
+                        std::uint64_t& errors, std::uint64_t& verified, std::uint64_t& bad) {
+  const std::uint32_t depth = a.outstanding;
+  const std::uint64_t lba_size = std::uint64_t{1} << v.lba_shift();
+  const auto nlb = static_cast<std::uint32_t>(a.w.io_size >> v.lba_shift());
+  for (std::uint64_t i = 0; i < my && time_left(a, start); i += depth) {
+    const auto n = static_cast<std::uint32_t>(my - i < depth ? my - i : depth);
+    std::uint16_t cids[max_gpu_outstanding];
+    std::uint64_t lbas[max_gpu_outstanding], t0[max_gpu_outstanding];
+    std::uint32_t ssds[max_gpu_outstanding];
+    bool is_read[max_gpu_outstanding];
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const io_request r = stream.next(i + j);
+      const std::uint64_t slot = std::uint64_t{t} * depth + j;
+      ssds[j] = a.w.sequential ? r.ssd : unit % v.ssds();
+      lbas[j] = r.offset >> v.lba_shift();
+      is_read[j] = r.read;
+      if (!r.read && a.verify)
+        fill_pattern(a.buffers + slot * a.stride, lba_size, pattern_seed, ssds[j], lbas[j], nlb);
+      const nvme::prp_pair prp = slot_prps(a, slot);
+      nvme::command c =
+          r.read ? nvme::read(1, lbas[j], nlb, prp) : nvme::write(1, lbas[j], nlb, prp);
+      t0[j] = now_ns();
+      cids[j] = v.queue(ssds[j], queue).submit(c, a.timeout_ns);
+    }
+    for (std::uint32_t k = 0; k < n; ++k) {
+      const std::uint32_t j = t % 2 == 0 ? n - 1 - k : (t / 2 + i / depth + k) % n;
+      const nvme::completion c = v.queue(ssds[j], queue).wait_for(cids[j], a.timeout_ns);
+      if (!c.status().ok()) {
+        ++errors;
+        continue;
+      }
+      if constexpr (requires { v.after_read(0u); }) {
+        if (is_read[j]) v.after_read(ssds[j]);  // protocol hardware: the §4.4 ordering read
+      }
+      const std::uint64_t t1 = now_ns();
+      s.lat[is_read[j] ? 0 : 1].add_atomic<cuda::thread_scope_block>(t1 - t0[j]);
+      if (ssds[j] < counted_ssds)
+        block_ref<std::uint32_t>(s.per_ssd[ssds[j]]).fetch_add(1, relaxed);
+      ++(is_read[j] ? reads : writes);
+      if (a.verify && is_read[j]) {
+        ++verified;
+        const std::byte* buf = a.buffers + (std::uint64_t{t} * depth + j) * a.stride;
+        bad += check_pattern(buf, lba_size, pattern_seed, ssds[j], lbas[j], nlb) != 0 ? 1u : 0u;
+      }
+    }
+  }
+}
+
+template <class QueueSet>
+__global__ void __launch_bounds__(block_threads) emulated_kernel(QueueSet v, kernel_args a) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
   block_state& s = *reinterpret_cast<block_state*>(raw);
   block_begin(s);
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  const std::uint64_t my = share_of(a, t);
+  std::uint64_t my = share_of(a, t);
   std::uint64_t reads = 0, writes = 0, errors = 0, verified = 0, bad = 0;
   if (my != 0) {
-    std::byte* buf = a.buffers + std::uint64_t{t} * a.stride;
+    std::byte* buf = a.buffers + std::uint64_t{t} * a.outstanding * a.stride;
     nvme::prp_pair prp{reinterpret_cast<std::uintptr_t>(buf), 0};
     const std::uint64_t bytes = a.w.io_size;
     if (bytes > page) {
@@ -156,6 +232,10 @@ __global__ void __launch_bounds__(block_threads)
     const auto nlb = static_cast<std::uint32_t>(bytes >> v.lba_shift());
     io_stream stream(a.w, t);
     const std::uint64_t start = a.duration_ns != 0 ? run_start(a) : 0;
+    if (a.outstanding > 1) {
+      deep_io(v, a, s, stream, t, my, start, unit, queue, reads, writes, errors, verified, bad);
+      my = 0;  // done: skip the one-at-a-time loop
+    }
     for (std::uint64_t i = 0; i < my && time_left(a, start); ++i) {
       const io_request r = stream.next(i);
       const std::uint32_t ssd = a.w.sequential ? r.ssd : unit % v.ssds();
@@ -280,17 +360,17 @@ std::byte* device_pointer(std::byte* pinned) {
   return static_cast<std::byte*>(d);
 }
 
-std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_ref& v) {
-  std::vector<queue_pointers> qs(std::size_t{v.ssds()} * v.queues_per_ssd());
-  cuda_check(cudaMemcpy(qs.data(), v.parameters().queues, qs.size() * sizeof(queue_pointers),
-                        cudaMemcpyDeviceToHost),
-             "copy queue pointers");
-  std::vector<queue_totals> out(v.ssds());
+std::vector<queue_totals> read_queue_totals(const queue_set_params& v) {
+  std::vector<queue_pointers> qs(std::size_t{v.ssds} * v.queues_per_ssd);
+  cuda_check(
+      cudaMemcpy(qs.data(), v.queues, qs.size() * sizeof(queue_pointers), cudaMemcpyDeviceToHost),
+      "copy queue pointers");
+  std::vector<queue_totals> out(v.ssds);
   for (std::size_t i = 0; i < qs.size(); ++i) {
     queue_counters c{};
     cuda_check(cudaMemcpy(&c, qs[i].counters, sizeof c, cudaMemcpyDeviceToHost),
                "copy queue counters");
-    queue_totals& o = out[i / v.queues_per_ssd()];
+    queue_totals& o = out[i / v.queues_per_ssd];
     o.sq_doorbell_writes += c.sq_doorbell_writes;
     o.cq_doorbell_writes += c.cq_doorbell_writes;
     o.timeouts += c.timeouts;
@@ -357,6 +437,11 @@ struct gpu_io_runner::impl {
     a.lba_shift = lba_shift;
     a.verify = p.verify;
     a.mapping = p.mapping;
+    a.outstanding = p.outstanding;
+    if (p.outstanding < 1 || p.outstanding > max_gpu_outstanding ||
+        std::uint64_t{p.w.threads} * p.outstanding > max_threads) {
+      throw std::logic_error("gpu_io_runner: outstanding outside the runner's buffer slots");
+    }
     a.buffers = buffers;
     a.stride = buffer_stride(io_size);
     a.lists = lists;
@@ -364,6 +449,15 @@ struct gpu_io_runner::impl {
     a.hists = hists;
     a.counters = counters;
     return a;
+  }
+
+  template <class QueueSet>
+  gpu_io_result run_emulated(const QueueSet& drives, const gpu_io_params& p) {
+    const kernel_args a = args(p, drives.lba_shift());
+    const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
+    cuda_check(cudaEventRecord(begin, stream), "record");
+    emulated_kernel<<<grid, block_threads, 0, stream>>>(drives, a);
+    return finish(p);
   }
 
   gpu_io_result finish(const gpu_io_params& p) {
@@ -440,18 +534,20 @@ std::uint64_t gpu_io_runner::io_size() const {
 }
 
 void gpu_io_runner::preload() {
-  cuda_check(preload_kernel(emulated_kernel), "preload emulated_kernel");
+  cuda_check(preload_kernel(emulated_kernel<emu::gpu::hardware_drives_ref>),
+             "preload emulated_kernel");
+  cuda_check(preload_kernel(emulated_kernel<emu::gpu::drives_ref>), "preload emulated_kernel");
   cuda_check(preload_kernel(zerocopy_kernel), "preload zerocopy_kernel");
+}
+
+gpu_io_result gpu_io_runner::run_emulated(const emu::gpu::hardware_drives_ref& drives,
+                                          const gpu_io_params& p) {
+  return impl_->run_emulated(drives, p);
 }
 
 gpu_io_result gpu_io_runner::run_emulated(const emu::gpu::drives_ref& drives,
                                           const gpu_io_params& p) {
-  impl& m = *impl_;
-  const kernel_args a = m.args(p, drives.lba_shift());
-  const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
-  cuda_check(cudaEventRecord(m.begin, m.stream), "record");
-  emulated_kernel<<<grid, block_threads, 0, m.stream>>>(drives, a);
-  return m.finish(p);
+  return impl_->run_emulated(drives, p);
 }
 
 gpu_io_result gpu_io_runner::run_zerocopy(const std::vector<std::byte*>& media,

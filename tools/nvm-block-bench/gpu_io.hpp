@@ -29,7 +29,13 @@ struct gpu_io_params {
   bool verify = false;            ///< fill writes with, and check reads against, the pattern
   std::uint64_t timeout_ns = 10'000'000'000;            ///< per command (emulated): then an error
   gpu_queue_mapping mapping = gpu_queue_mapping::warp;  ///< emulated: SSD and queue of a thread
+  /// emulated: commands each thread keeps in flight (1 .. max_gpu_outstanding): it submits that
+  /// many, then waits for them in an order of its own (newest first, or from a rotating start)
+  std::uint32_t outstanding = 1;
 };
+
+/// The most commands one GPU thread of the emulated backend keeps in flight.
+inline constexpr std::uint32_t max_gpu_outstanding = 8;
 
 struct gpu_io_result {
   latency_histogram read_lat{}, write_lat{};
@@ -52,6 +58,8 @@ class gpu_io_runner {
   std::uint32_t max_threads() const;
   std::uint64_t io_size() const;
 
+  /// `max_threads` counts buffer slots: a run of T threads with O commands in flight each needs
+  /// T x O of them.
   /// Device bytes a runner for these sizes allocates (to check against free memory first).
   static std::uint64_t bytes_needed(std::uint32_t max_threads, std::uint64_t io_size);
   /// Loads the kernels' modules (call before emulated_drives::start()).
@@ -60,7 +68,10 @@ class gpu_io_runner {
   /// p.mapping warp: warp w = t / 32 uses queue (w / ssds) % queues_per_ssd of its SSD, the SSD
   /// w % ssds (all lanes of a warp on one queue); thread: the same with t for w (the BaM paper's
   /// benchmark). Sequential pattern: the SSD of the I/O (io_stream's striping). LBAs are the
-  /// drives' (drives.lba_shift()).
+  /// drives' (drives.lba_shift()). The queue set decides the protocol (storage.protocol):
+  /// hardware_drives_ref, whose reads are each followed by the ordering read before the data
+  /// is used (verified or not), or drives_ref (emulator).
+  gpu_io_result run_emulated(const emu::gpu::hardware_drives_ref& drives, const gpu_io_params& p);
   gpu_io_result run_emulated(const emu::gpu::drives_ref& drives, const gpu_io_params& p);
   /// media[s]: device-accessible pointer to SSD s's media (pinned, mapped host memory) of LBAs
   /// of 2^lba_shift bytes (the data pattern's block). The lanes of a warp copy their 32 I/Os
@@ -82,10 +93,11 @@ pinned_ptr alloc_pinned(std::uint64_t bytes);
 /// The device's address of pinned, mapped host memory.
 std::byte* device_pointer(std::byte* pinned);
 
-/// Per-queue counters of emulated drives, summed per drive (read after stop()).
+/// Per-queue counters of emulated drives, summed per drive (read after stop()); the same queues
+/// whatever the protocol.
 struct queue_totals {
   std::uint64_t sq_doorbell_writes = 0, cq_doorbell_writes = 0, timeouts = 0, late_completions = 0;
 };
-std::vector<queue_totals> read_queue_totals(const emu::gpu::drives_ref& drives);
+std::vector<queue_totals> read_queue_totals(const queue_set_params& drives);
 
 }  // namespace bam::tools

@@ -26,6 +26,7 @@ constexpr std::array<const char*, 3> access_mode_names = {"plain", "coalesced", 
 constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
+constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
 }  // namespace
 
 const char* to_string(backend_kind k) {
@@ -51,6 +52,9 @@ const char* to_string(cache_bench_layout l) {
 }
 const char* to_string(gpu_queue_mapping m) {
   return queue_mapping_names[static_cast<std::size_t>(m)];
+}
+const char* to_string(storage_protocol p) {
+  return protocol_names[static_cast<std::size_t>(p)];
 }
 
 namespace detail {
@@ -314,6 +318,14 @@ std::vector<field> fields_of(run_config& c) {
       "storage.nvme_ordering_read", s.nvme_ordering_read, {"auto", "on", "off"},
       "nvme GPU path: coalesced extra NVMe read after a completion so the data the controller "
       "wrote to GPU memory is visible (BaM paper 4.4); auto: on for backend=nvme"));
+  // ---- storage.protocol (issue 14: honest emulation) ----
+  f.push_back(enum_field("storage.protocol", s.protocol, protocol_names,
+                         "backend=emulated: hardware (GPU threads do what a real controller "
+                         "needs: MMIO doorbells, system-scope completion polling, the ordering "
+                         "read of BaM paper 4.4 after every read) or emulator (device scope, only "
+                         "possible with the controller on the GPU: an upper bound); other "
+                         "backends: hardware"));
+  // ---- end storage.protocol ----
   f.push_back(uint_field("queues.pairs_per_ssd", c.queues.pairs_per_ssd, 1, max_io_queue_pairs,
                          "I/O queue pairs per SSD"));
   f.push_back(uint_field("queues.depth", c.queues.depth, min_queue_entries, max_queue_entries,

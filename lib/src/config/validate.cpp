@@ -106,10 +106,24 @@ void validate(const run_config& c) {
   if (s.nvme_ordering_read == "on" && s.backend != backend_kind::nvme) {
     throw config_error("storage.nvme_ordering_read",
                        fmt::format("\"on\" is not allowed with backend \"{}\", allowed auto|off "
-                                   "(only the nvme backend's GPU path reads data a controller "
-                                   "wrote over PCIe)",
+                                   "(the nvme backend's switch; backend emulated issues the "
+                                   "ordering read with storage.protocol hardware)",
                                    to_string(s.backend)));
   }
+
+  // ---- storage.protocol (issue 14: honest emulation) ----
+  if (s.protocol == storage_protocol::emulator && s.backend != backend_kind::emulated) {
+    throw config_error(
+        "storage.protocol",
+        fmt::format("\"emulator\" is not allowed with backend \"{}\", allowed "
+                    "hardware (device-scope doorbells need the controller on the "
+                    "GPU: backend emulated; {})",
+                    to_string(s.backend),
+                    s.backend == backend_kind::nvme || s.backend == backend_kind::host
+                        ? "this backend's queues already run the real protocol"
+                        : "this backend has no NVMe queues"));
+  }
+  // ---- end storage.protocol ----
 
   if (w.io_size % lba != 0) {
     throw config_error("workload.io_size",

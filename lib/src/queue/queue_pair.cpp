@@ -34,6 +34,7 @@ queue_pair::queue_pair(const queue_pair_desc& desc) {
   if (block == nullptr) throw std::bad_alloc();
   std::memset(block, 0, layout.bytes);
   state_.reset(block);
+  state_bytes_ = layout.bytes;
 
   pointers_.sq = desc.sq;
   pointers_.cq = desc.cq;
@@ -43,6 +44,10 @@ queue_pair::queue_pair(const queue_pair_desc& desc) {
   pointers_.cq_entries = desc.cq_entries;
   pointers_.qid = desc.qid;
   layout.place(block, pointers_);
+}
+
+void queue_pair::reset() {
+  std::memset(state_.get(), 0, state_bytes_);
 }
 
 queue_stats queue_pair::stats() const {
@@ -55,6 +60,9 @@ queue_stats queue_pair::stats() const {
   s.sq_head = load(c.sq_head);
   s.sq_tail = load(c.sq_tail);
   s.cq_head = load(c.cq_head);
+  s.timeouts = load(c.timeouts);
+  s.late_completions = load(c.late_completions);
+  s.failed = device_atomic_ref<std::uint32_t>(c.failed).load(relaxed) != 0;
   return s;
 }
 
@@ -75,15 +83,14 @@ std::string queue_pair::dump_state() const {
         out += fmt::format("  sq slot {} marked, turn counter {}\n", i, load32(p.turn_counters[i]));
     }
   }
-  for (std::uint32_t i = 0; i < p.cq_entries; ++i) {
-    const std::uint32_t dw3 =
-        system_atomic_ref<std::uint32_t>(reinterpret_cast<std::uint32_t*>(p.cq + i)[3])
-            .load(relaxed);
-    if (load32(p.head_markers[i]) != 0 || load32(p.cq_position_locks[i]) != 0)
-      out += fmt::format("  cq slot {}: head marker {} position lock {} cid {} phase {}\n", i,
-                         load32(p.head_markers[i]), load32(p.cq_position_locks[i]),
-                         nvme::completion::dw3_cid(dw3), nvme::completion::dw3_phase(dw3));
+  std::uint32_t ready = 0, abandoned = 0;
+  for (std::uint32_t i = 0; i < p.cid_count; ++i) {
+    const std::uint32_t st = load32(p.boxes[i].state);
+    ready += (st & box_ready) != 0 ? 1 : 0;
+    abandoned += (st & box_abandoned) != 0 ? 1 : 0;
   }
+  out += fmt::format("  boxes ready: {}; abandoned: {}; failed: {}\n", ready, abandoned,
+                     load32(p.counters->failed));
   for (std::uint32_t w = 0; w < p.cid_count / 32; ++w)
     cids += static_cast<std::uint32_t>(__builtin_popcount(load32(p.cid_bits[w])));
   out += fmt::format("  sq slots marked: {}; command IDs in use: {}\n", marked, cids);

@@ -37,9 +37,11 @@ constexpr std::uint64_t staging_bytes = std::uint64_t{64} << 20;
 constexpr std::uint64_t staging_pieces = staging_bytes / stripe_bytes + 1;
 constexpr std::uint64_t write_timeout_ns = 30'000'000'000ull;
 
-/// Thread i writes piece i (a stripe unit's share at most: 16 pages, one PRP list page).
-__global__ void write_pieces_kernel(emu::gpu::drives_ref set, const piece_command* cmds,
-                                    std::uint32_t n, const std::byte* staging, std::uint64_t* lists,
+/// Thread i writes piece i (a stripe unit's share at most: 16 pages, one PRP list page), over the
+/// context's queue set (its protocol).
+template <class QueueSet>
+__global__ void write_pieces_kernel(QueueSet set, const piece_command* cmds, std::uint32_t n,
+                                    const std::byte* staging, std::uint64_t* lists,
                                     unsigned long long* failed) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -59,7 +61,7 @@ __global__ void write_pieces_kernel(emu::gpu::drives_ref set, const piece_comman
   if (!done.status().ok()) atomicAdd(failed, 1ull);
 }
 
-emu::gpu::emulated_drives* open_drives(const run_config& c) {
+emu::gpu::emulated_drives* open_drives(const run_config& c, storage_protocol p) {
   validate(c);
   if (c.storage.backend != backend_kind::emulated) {
     throw config_error("storage.backend",
@@ -67,6 +69,16 @@ emu::gpu::emulated_drives* open_drives(const run_config& c) {
                            "\" is not one a gpu_context drives, allowed emulated (GPU threads "
                            "over real controllers need kmod_gpu_queues, built but untested; CPU "
                            "threads over host or nvme: host_context)");
+  }
+  if (c.storage.protocol != p) {
+    throw config_error(
+        "storage.protocol",
+        std::string("\"") + to_string(c.storage.protocol) +
+            "\" for a context of "
+            "protocol " +
+            to_string(p) + " (the protocol is the context's type: " +
+            (p == storage_protocol::hardware ? "bam::emulator_gpu_context" : "bam::gpu_context") +
+            " speaks it)");
   }
   std::string why;
   if (!cuda_device_usable(why)) {
@@ -83,7 +95,8 @@ emu::gpu::emulated_drives* open_drives(const run_config& c) {
 }  // namespace
 
 /// Device memory of the queue route (allocated with the engine stopped).
-struct gpu_context::staging {
+template <storage_protocol P>
+struct basic_gpu_context<P>::staging {
   dma_buffer data;   ///< from the drives' DMA memory
   dma_buffer lists;  ///< one PRP list page per piece
   piece_command* cmds = nullptr;
@@ -98,16 +111,18 @@ struct gpu_context::staging {
   }
 };
 
-gpu_context::gpu_context(const run_config& c, const layout_options& layout)
-    : storage_context(c), drives_(open_drives(c)) {
-  data_.emplace(dataset::of(drives_->ref(), layout));
-  cuda_check(preload_kernel(write_pieces_kernel), "gpu_context: preload");
+template <storage_protocol P>
+basic_gpu_context<P>::basic_gpu_context(const run_config& c, const layout_options& layout)
+    : base(c), drives_(open_drives(c, P)) {
+  this->data_.emplace(dataset::of(drives_->ref(), layout));
+  cuda_check(preload_kernel(write_pieces_kernel<queue_set_type>), "gpu_context: preload");
   cudaStream_t s = nullptr;
   cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "gpu_context: stream");
   stream_ = s;
 }
 
-gpu_context::~gpu_context() {
+template <storage_protocol P>
+basic_gpu_context<P>::~basic_gpu_context() {
   try {
     close();
   } catch (const std::exception& e) {
@@ -116,14 +131,16 @@ gpu_context::~gpu_context() {
   if (stream_ != nullptr) cudaStreamDestroy(static_cast<cudaStream_t>(stream_));
 }
 
-void gpu_context::check_open(const char* what) const {
+template <storage_protocol P>
+void basic_gpu_context<P>::check_open(const char* what) const {
   if (closed_) throw std::logic_error(std::string("gpu_context: ") + what + " after close");
 }
 
-write_result gpu_context::write_data(const region& r, const void* data, std::uint64_t bytes,
-                                     write_route route) {
+template <storage_protocol P>
+write_result basic_gpu_context<P>::write_data(const region& r, const void* data,
+                                              std::uint64_t bytes, write_route route) {
   if (drives_->running()) throw std::logic_error("gpu_context: write_region while the engine runs");
-  if (!emu::gpu::timing_of(cfg_.storage.model).moves_data) {
+  if (!emu::gpu::timing_of(this->cfg_.storage.model).moves_data) {
     throw config_error("storage.model",
                        "a model that moves no data (\"null\") cannot hold a region's contents "
                        "(reads would return zeros), allowed any other model");
@@ -132,10 +149,12 @@ write_result gpu_context::write_data(const region& r, const void* data, std::uin
                                       : write_to_media(r, data, bytes);
 }
 
-write_result gpu_context::write_to_media(const region& r, const void* data, std::uint64_t bytes) {
+template <storage_protocol P>
+write_result basic_gpu_context<P>::write_to_media(const region& r, const void* data,
+                                                  std::uint64_t bytes) {
   const auto* src = static_cast<const std::byte*>(data);
   const auto s = static_cast<cudaStream_t>(stream_);
-  for_each_stripe_piece(r.offset, bytes, data_->geometry().ssds, [&](const stripe_piece& p) {
+  for_each_stripe_piece(r.offset, bytes, this->data_->geometry().ssds, [&](const stripe_piece& p) {
     if (std::byte* host = drives_->host_media(p.ssd)) {
       std::memcpy(host + p.ssd_offset, src + p.range_offset, p.bytes);
     } else {
@@ -152,10 +171,12 @@ write_result gpu_context::write_to_media(const region& r, const void* data, std:
   return out;
 }
 
-write_result gpu_context::write_through_queues(const region& r, const void* data,
-                                               std::uint64_t bytes) {
+template <storage_protocol P>
+write_result basic_gpu_context<P>::write_through_queues(const region& r, const void* data,
+                                                        std::uint64_t bytes) {
   const auto s = static_cast<cudaStream_t>(stream_);
-  const std::uint32_t lba = data_->geometry().lba_bytes;
+  const dataset& set = *this->data_;
+  const std::uint32_t lba = set.geometry().lba_bytes;
   staging st(drives_->dma_memory());
   write_result out;
   out.region = r.name;
@@ -169,7 +190,7 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
       const std::uint64_t n = std::min(staging_bytes - stripe_bytes, bytes - done);
       std::vector<piece_command> cmds;
       std::uint64_t staged = 0;
-      for_each_stripe_piece(r.offset + done, n, data_->geometry().ssds, [&](const stripe_piece& p) {
+      for_each_stripe_piece(r.offset + done, n, set.geometry().ssds, [&](const stripe_piece& p) {
         const std::uint64_t padded = round_up(p.bytes, lba);
         cmds.push_back(
             {p.ssd_offset / lba, staged, p.ssd, static_cast<std::uint32_t>(padded / lba)});
@@ -177,7 +198,7 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
       });
       std::vector<std::byte> pieces(staged);
       std::uint64_t at = 0;
-      for_each_stripe_piece(r.offset + done, n, data_->geometry().ssds, [&](const stripe_piece& p) {
+      for_each_stripe_piece(r.offset + done, n, set.geometry().ssds, [&](const stripe_piece& p) {
         std::memcpy(pieces.data() + at, src + done + p.range_offset, p.bytes);
         at += stripe_bytes;
       });
@@ -189,9 +210,9 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
       cuda_check(cudaMemsetAsync(st.failed, 0, sizeof(unsigned long long), s),
                  "gpu_context: staging");
       const auto count = static_cast<std::uint32_t>(cmds.size());
-      write_pieces_kernel<<<(count + 127) / 128, 128, 0, s>>>(
-          drives_->ref(), st.cmds, count, st.data.as<std::byte>(), st.lists.as<std::uint64_t>(),
-          st.failed);
+      write_pieces_kernel<queue_set_type><<<(count + 127) / 128, 128, 0, s>>>(
+          drives_->template ref_for<P>(), st.cmds, count, st.data.template as<std::byte>(),
+          st.lists.template as<std::uint64_t>(), st.failed);
       cuda_check(cudaGetLastError(), "gpu_context: write kernel");
       unsigned long long failed = 0;
       cuda_check(cudaMemcpyAsync(&failed, st.failed, sizeof failed, cudaMemcpyDeviceToHost, s),
@@ -212,7 +233,8 @@ write_result gpu_context::write_through_queues(const region& r, const void* data
   return out;
 }
 
-std::uint64_t gpu_context::store_manifest(const std::vector<std::byte>& m) {
+template <storage_protocol P>
+std::uint64_t basic_gpu_context<P>::store_manifest(const std::vector<std::byte>& m) {
   if (std::byte* host = drives_->host_media(0)) {
     std::memcpy(host, m.data(), m.size());
     return 0;
@@ -224,7 +246,8 @@ std::uint64_t gpu_context::store_manifest(const std::vector<std::byte>& m) {
   return 0;
 }
 
-std::vector<std::byte> gpu_context::fetch_manifest() {
+template <storage_protocol P>
+std::vector<std::byte> basic_gpu_context<P>::fetch_manifest() {
   std::vector<std::byte> m(manifest_bytes);
   if (const std::byte* host = drives_->host_media(0)) {
     std::memcpy(m.data(), host, m.size());
@@ -237,33 +260,38 @@ std::vector<std::byte> gpu_context::fetch_manifest() {
   return m;
 }
 
-gpu_context::cache_type& gpu_context::build_cache(cache_config cc) {
+template <storage_protocol P>
+typename basic_gpu_context<P>::cache_type& basic_gpu_context<P>::build_cache(cache_config cc) {
   check_open("build_cache");
-  flush_before_replacing();
+  this->flush_before_replacing();
   // cudaFree of the old cache and cudaMalloc of the new one wait for the whole device: never
   // while the engine runs.
   stop();
-  cache_.reset();
+  this->cache_.reset();
   try {
-    cache_.emplace(lines_filled(cc), drives_->ref(), drives_->dma_memory());
+    this->cache_.emplace(this->lines_filled(cc), drives_->template ref_for<P>(),
+                         drives_->dma_memory());
   } catch (const std::invalid_argument& e) {
     throw config_error("cache.capacity", e.what());
   }
   cache_type::preload();
-  return *cache_;
+  return *this->cache_;
 }
 
-void gpu_context::start() {
+template <storage_protocol P>
+void basic_gpu_context<P>::start() {
   check_open("start");
   if (!drives_->running()) drives_->start();
 }
 
-void gpu_context::stop() {
+template <storage_protocol P>
+void basic_gpu_context<P>::stop() {
   if (drives_->running()) drives_->stop();
 }
 
-bool gpu_context::flush() {
-  cache_type& c = cache();  // throws when there is none, before the engine starts
+template <storage_protocol P>
+bool basic_gpu_context<P>::flush() {
+  cache_type& c = this->cache();  // throws when there is none, before the engine starts
   const bool was_running = drives_->running();
   start();
   const bool ok = c.flush();
@@ -271,14 +299,20 @@ bool gpu_context::flush() {
   return ok;
 }
 
-nlohmann::json gpu_context::describe() const {
+template <storage_protocol P>
+nlohmann::json basic_gpu_context<P>::describe() const {
   nlohmann::json writes = nlohmann::json::array();
-  for (const write_result& w : writes_)
+  for (const write_result& w : this->writes_)
     writes.push_back(w.to_json());
-  const bool pinned = cfg_.storage.media.kind == media_kind::host;
+  const bool pinned = this->cfg_.storage.media.kind == media_kind::host;
+  std::uint64_t ordering = 0;
+  for (const emu::gpu::drive_stats& s : drives_->stats())
+    ordering += s.ordering_reads;
   return {{"backend", "emulated"},
           {"threads", "GPU threads"},
-          {"dataset", data_->to_json()},
+          {"protocol", to_string(P)},
+          {"ordering_reads", ordering},
+          {"dataset", this->data_->to_json()},
           {"writes", writes},
           {"engine_warps", drives_->engine_warps()},
           {"real_hardware",
@@ -286,14 +320,24 @@ nlohmann::json gpu_context::describe() const {
                        "paced by the timing model storage.model; media in ") +
                (pinned ? "pinned host memory (every read and write crosses PCIe)"
                        : "GPU memory (no data crosses PCIe)") +
-               "; writes by route \"media\" went straight into the media (no NVMe command)"}};
+               "; writes by route \"media\" went straight into the media (no NVMe command); " +
+               (P == storage_protocol::hardware
+                    ? "storage.protocol hardware: the GPU threads ran what a real controller "
+                      "needs (system-scope fence and volatile store per doorbell, completions "
+                      "polled at system scope, the ordering read of BaM paper 4.4 after every "
+                      "read), but the doorbells, queues and completions are in GPU memory, not "
+                      "across PCIe"
+                    : "storage.protocol emulator: device-scope doorbells and completion polling "
+                      "and no ordering read, only possible with the controller on this GPU: an "
+                      "upper bound no real SSD allows")}};
 }
 
-void gpu_context::close() {
+template <storage_protocol P>
+void basic_gpu_context<P>::close() {
   if (closed_) return;
   bool ok = true;
   std::string error;
-  if (cache_) {
+  if (this->cache_) {
     try {
       ok = flush();
     } catch (const std::exception& e) {
@@ -304,12 +348,15 @@ void gpu_context::close() {
   // The engine stops and the cache goes before the drives, whose memory its slots are, whatever
   // the write-back did.
   stop();
-  cache_.reset();
+  this->cache_.reset();
   closed_ = true;
   if (!ok) {
     throw std::runtime_error("gpu_context: the cache's last write-back or flush failed" +
                              (error.empty() ? std::string() : ": " + error));
   }
 }
+
+template class basic_gpu_context<storage_protocol::hardware>;
+template class basic_gpu_context<storage_protocol::emulator>;
 
 }  // namespace bam

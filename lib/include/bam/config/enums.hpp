@@ -14,6 +14,16 @@ enum class backend_kind {
   cufile,    ///< GPUDirect Storage: CPU threads cuFileRead/cuFileWrite a file into GPU memory
 };
 enum class media_kind { host, gpu, file };
+
+// ---- storage.protocol (issue 14: honest emulation) ----------------------------------------
+/// How GPU threads drive the queues of GPU-emulated SSDs (backend emulated).
+enum class storage_protocol {
+  hardware,  ///< what a real controller needs: MMIO doorbells (system fence + volatile store),
+             ///< completions polled at system scope, the §4.4 ordering read after every read
+  emulator,  ///< device-scope doorbells and polling, possible only because the controller runs
+             ///< on the same GPU: an upper bound no real SSD allows
+};
+// ---- end storage.protocol -------------------------------------------------------------------
 enum class io_pattern { random, sequential };
 enum class io_op { read, write, mixed };
 

@@ -29,6 +29,12 @@ struct storage_config {
   /// coalesced extra NVMe read flushes the controller's PCIe writes into GPU memory before the
   /// data is used. auto: on for backend nvme, off otherwise; on; off.
   std::string nvme_ordering_read = "auto";
+  // ---- storage.protocol (issue 14: honest emulation) --------------------------------------
+  /// Backend emulated: hardware (the GPU threads execute what a real controller needs) or
+  /// emulator (device scope, an upper bound). Every other backend already runs the real
+  /// protocol or has no NVMe queues: hardware only.
+  storage_protocol protocol = storage_protocol::hardware;
+  // ---- end storage.protocol ---------------------------------------------------------------
   bool operator==(const storage_config&) const = default;
 };
 
@@ -138,5 +144,6 @@ const char* to_string(cache_access_mode m);
 const char* to_string(cache_temperature t);
 const char* to_string(cache_bench_layout l);
 const char* to_string(gpu_queue_mapping m);
+const char* to_string(storage_protocol p);
 
 }  // namespace bam

@@ -30,6 +30,10 @@ struct service_table {
   std::uint64_t min_latency_ns = 0;
   bool throttled = false;  ///< false: every cost is 0 and nothing is reserved (`ideal`, `null`)
 
+  /// Whether a command completes later than at once: a pipe to book, or a latency on its own
+  /// (a model with only min_latency_ns completes each command that long after its fetch).
+  BAM_HD bool timed() const { return throttled || min_latency_ns != 0; }
+
   /// Service time of one command of `bytes` (a multiple of 512).
   BAM_HD std::uint64_t cost_ps(bool write, std::uint32_t bytes) const {
     const std::uint64_t c512 = write ? write_512_ps : read_512_ps;
@@ -88,7 +92,8 @@ BAM_HD inline std::uint64_t reserve(drive_clock& clock, std::uint64_t now_ps,
   }
 }
 
-/// Completion time (ns) of a command whose pipe reservation ends at `end_ps`.
+/// Completion time (ns) of a command whose pipe reservation ends at `end_ps`; on a drive that
+/// books no pipe time (not throttled), `end_ps` is the command's fetch time: the latency alone.
 BAM_HD inline std::uint64_t due_ns(const service_table& t, std::uint64_t end_ps) {
   return (end_ps + 999) / 1000 + t.min_latency_ns;
 }

@@ -9,6 +9,7 @@
 #include "bam/detail/macros.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/queue/queue_pair_ref.hpp"
+#include "bam/queue/queue_set_ref.hpp"
 
 namespace bam {
 
@@ -93,6 +94,43 @@ class ordering_read_ref {
   std::uint32_t nsid_ = 1;
   std::uint64_t lba_ = 0;
   std::uint32_t nlb_ = 1;
+};
+
+/// A queue set whose reads are each followed by the ordering read of the SSD that served them:
+/// block_io and the cache's queue_storage_ref call after_read(ssd) after a read completed and
+/// before its data is used. Per SSD an ordering_state, the queue pair its extra reads go to and
+/// a scratch block they read LBA 0 into. Trivially copyable. (kmod_gpu_ordered_queue_set is the
+/// one-SSD form the nvme backend's GPU path builds by hand.)
+template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
+class ordered_queue_set : public queue_set_ref<Doorbell, Scope> {
+ public:
+  using base_type = queue_set_ref<Doorbell, Scope>;
+  using ordering_type = ordering_read_ref<Doorbell, Scope>;
+
+  struct ordering_params {
+    ordering_state* states = nullptr;        ///< [ssds], zero-initialised
+    const queue_pointers* queues = nullptr;  ///< [ssds]: the queue pair of each SSD's extra reads
+    std::uint64_t scratch_bus = 0;           ///< SSD s reads into scratch_bus + s * scratch_stride
+    std::uint64_t scratch_stride = 0;        ///< at least one LBA
+  };
+
+  ordered_queue_set() = default;
+  BAM_HD ordered_queue_set(const typename base_type::params& queues, const ordering_params& o)
+      : base_type(queues), o_(o) {
+    static_assert(std::is_trivially_copyable_v<ordered_queue_set>, "kernels take it by value");
+  }
+
+  /// The ordering read of `ssd` (one block at LBA 0 of namespace 1).
+  BAM_HD ordering_type ordering(std::uint32_t ssd) const {
+    return ordering_type(o_.states + ssd, queue_pair_ref<Doorbell, Scope>(o_.queues[ssd]),
+                         o_.scratch_bus + ssd * o_.scratch_stride);
+  }
+  /// Returns once the data of every read of `ssd` this thread saw complete is visible to it.
+  BAM_HD void after_read(std::uint32_t ssd) const { ordering(ssd).after_completion(); }
+  BAM_HD const ordering_params& ordering_parameters() const { return o_; }
+
+ private:
+  ordering_params o_{};
 };
 
 }  // namespace bam

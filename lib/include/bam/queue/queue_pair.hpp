@@ -3,6 +3,7 @@
 // queue_pair_desc; queue_pair adds the turn counters, markers, locks and command-ID pool in host
 // memory and hands out queue_pair_ref handles for host threads.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,6 +32,9 @@ struct queue_stats {
   std::uint64_t sq_head = 0;             ///< virtual positions
   std::uint64_t sq_tail = 0;
   std::uint64_t cq_head = 0;
+  std::uint64_t timeouts = 0;          ///< waits that gave up
+  std::uint64_t late_completions = 0;  ///< completions passed for a waiter that gave up
+  bool failed = false;                 ///< the queue was failed (see queue_pair_ref)
 };
 
 /// Move-only owner of one queue pair's host-memory bookkeeping.
@@ -51,6 +55,12 @@ class queue_pair {
   }
   const queue_pointers& pointers() const { return pointers_; }
 
+  /// Clears the bookkeeping (counters, markers, command IDs, the failed mark): the host half of
+  /// resetting a failed queue. Only while no thread uses the queue, and after the controller
+  /// side was recreated too (rings zeroed, doorbells at 0), e.g. by deleting and recreating the
+  /// queue pair through the admin queue.
+  void reset();
+
   /// A consistent-enough snapshot for reports (relaxed reads while threads run).
   queue_stats stats() const;
   /// Human-readable dump of counters, markers and locks: for watchdog diagnostics.
@@ -61,6 +71,7 @@ class queue_pair {
     void operator()(void* p) const noexcept;
   };
   std::unique_ptr<void, free_aligned> state_;
+  std::size_t state_bytes_ = 0;
   queue_pointers pointers_;
 };
 

@@ -27,26 +27,38 @@ namespace bam {
 /// moves the tail over every consecutive marked slot (never further than N-1 entries ahead of the
 /// SQ head) and rings the doorbell once for all of them.
 ///
-/// Completion: a thread scans the CQ from the head for an entry with its command ID and the
-/// phase the entry's virtual position implies, without a lock. Having found it at position v,
-/// it takes v's position lock, sets v's head marker and waits until the head is past v, helping
-/// by taking the CQ lock: the holder moves the head over consecutive marked entries, advances
-/// the SQ head to the SQHD of the last entry it consumed (second turn-counter increment for
-/// every SQ slot passed) and rings the CQ doorbell once. Only then is the command ID released,
-/// so a new command with that ID can never match the stale entry.
+/// Completion: whoever holds the CQ lock moves the head over every posted entry, copying each
+/// into its command ID's box (`completion_box`) and setting the box ready; it advances the SQ
+/// head to the SQHD of the last entry passed (second turn-counter increment for every SQ slot
+/// passed) and rings the CQ doorbell once. A waiter polls only its own box, and helps: when the
+/// entry at the head is posted it tries the CQ lock. So a thread may have any number of
+/// commands in flight and wait for them in any order, and an entry whose waiter is late or gone
+/// never holds up the others. The waiter frees its ID after emptying the box. Every thread that
+/// waits for the queue (for a turn, an ID, the tail, a completion) helps the same way, so the CQ
+/// drains as long as anyone uses the queue. The IDs are what bounds it: a thread that holds
+/// completed but uncollected commands while it submits more holds their IDs, so the threads of
+/// one queue together must keep at most cid_count commands in flight, or submitters wait for IDs
+/// that only they could free (ended, like every wait, by the timeout: the queue fails).
 ///
-/// Timeouts: wait_for gives up after a deadline and returns sc::host_timeout. It first marks
-/// its command ID abandoned, then scans once more; if it finds its entry and can still clear the
-/// mark, it consumes the entry normally. Otherwise the command ID stays allocated: a completion
-/// that arrives later is consumed by whichever CQ-lock holder finds it at the head (it clears the
-/// mark, moves the head past it and only then frees the ID), so a late completion neither blocks
-/// the queue nor matches a newer command. A completion that never arrives leaks its ID (the pool
-/// holds 2N IDs, so N-1 commands in the ring and N in the controller leave room for leaks).
+/// Deadlines: wait_for gives up after its timeout and returns sc::host_timeout, marking the box
+/// abandoned with one read-modify-write of the box's state: exactly one of the waiter and the
+/// holder sees the other's bit, so either the waiter takes a completion that just arrived, or the
+/// holder, passing the late completion, frees the ID on the waiter's behalf. Until then
+/// abandoned(cid) holds: the controller may still move the command's data. Submission waits (for
+/// the slot's turn, a command ID, the tail) end when the queue made no progress (SQ and CQ heads
+/// unchanged) for the timeout: the submitter then fails the queue.
+///
+/// Failure: fail() marks the queue failed (a stalled submission, too many abandoned IDs, a
+/// completion that cannot be right: an SQHD past the tail, or an ID not in flight). Every later
+/// submission returns no_cid and every wait returns sc::host_queue_failed at once, abandoning
+/// its ID (its command may still be live). Nothing here undoes that: the owner resets the queue
+/// on both sides (deletes and recreates it at the controller, or resets the controller; then
+/// clears this bookkeeping) while no thread uses it.
 ///
 /// Memory order: entries are published with release stores of the marker / doorbell / DW3
 /// word and read after the matching acquire loads. Bookkeeping words (tickets, turn counters,
-/// markers, locks) use `Scope`: thread_scope_device when only GPU threads (or only host threads)
-/// use the queue. Doorbells and completion entries are at the controller's scope,
+/// markers, locks, boxes) use `Scope`: thread_scope_device when only GPU threads (or only host
+/// threads) use the queue. Doorbells and completion entries are at the controller's scope,
 /// `Doorbell::scope`: system for memory_doorbell and mmio_doorbell (the controller is another
 /// agent), device for device_doorbell (a controller engine on the same GPU).
 template <class Doorbell = memory_doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
@@ -54,6 +66,11 @@ class queue_pair_ref {
  public:
   template <class T>
   using ref_t = cuda::atomic_ref<T, Scope>;
+
+  /// What submit returns when the queue failed before the command was enqueued (0xffff is
+  /// reserved by the specification, never in the pool). wait(no_cid) returns
+  /// sc::host_queue_failed at once.
+  static constexpr std::uint16_t no_cid = 0xffff;
 
   queue_pair_ref() = default;
   BAM_HD explicit queue_pair_ref(const queue_pointers& p) : p_(p) {
@@ -67,46 +84,46 @@ class queue_pair_ref {
     return wait(cid);
   }
 
-  /// As submit_and_wait, but gives up after `timeout_ns` (0: never) and then returns an entry
-  /// with status sc::host_timeout and the command's ID.
+  /// As submit_and_wait, but each wait is bounded by `timeout_ns` (0: never): the completion
+  /// wait returns an entry with status sc::host_timeout and the command's ID; a submission
+  /// stalled that long fails the queue (sc::host_queue_failed).
   BAM_HD nvme::completion submit_and_wait(nvme::command cmd, std::uint64_t timeout_ns) const {
-    const std::uint16_t cid = submit(cmd);
+    const std::uint16_t cid = submit(cmd, timeout_ns);
     return wait_for(cid, timeout_ns);
   }
 
   /// First half of submit_and_wait: enqueues `cmd` (its cid field is overwritten) and returns
-  /// the command ID to pass to wait().
-  BAM_HD std::uint16_t submit(nvme::command& cmd) const { return enqueue(cmd); }
+  /// the command ID to pass to wait(); no_cid when the queue failed. `timeout_ns`: fail the queue
+  /// after it made no progress that long while this submission waits (0: never).
+  BAM_HD std::uint16_t submit(nvme::command& cmd, std::uint64_t timeout_ns = 0) const {
+    return enqueue(cmd, timeout_ns);
+  }
 
-  /// Second half: polls for the completion of `cid`, consumes it and frees the command ID.
+  /// Second half: waits for the completion of `cid` and returns it; the ID is free again.
   BAM_HD nvme::completion wait(std::uint16_t cid) const { return wait_for(cid, 0); }
 
   /// Second half with a timeout (0: wait forever); see the class comment for what happens to
   /// the command ID of a command that timed out.
   BAM_HD nvme::completion wait_for(std::uint16_t cid, std::uint64_t timeout_ns) const {
-    nvme::completion c{};
+    if (cid == no_cid) return failed_entry(cid, nvme::sc::host_queue_failed);
     const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
-    if (poll_and_consume(cid, deadline, c)) {
-      release_cid(cid);
-      return c;
+    ref_t<std::uint32_t> state(p_.boxes[cid].state);
+    backoff bo;
+    for (;;) {
+      if ((state.load(acquire) & box_ready) != 0) return collect(cid);
+      if (help_head()) continue;
+      if (failed()) return give_up(cid, nvme::sc::host_queue_failed);
+      if (deadline != ~std::uint64_t{0} && now_ns() >= deadline)
+        return give_up(cid, nvme::sc::host_timeout);
+      bo.pause();
     }
-    // Give up: mark the ID abandoned, then look once more (the entry may have just arrived).
-    const std::uint32_t bit = 1u << (cid % 32);
-    ref_t<std::uint32_t> abandoned(p_.abandoned_bits[cid / 32]);
-    abandoned.fetch_or(bit, acq_rel);
-    std::uint64_t pos = 0;
-    std::uint32_t slot = 0;
-    if (find(cid, pos, slot) && (abandoned.fetch_and(~bit, acq_rel) & bit) != 0) {
-      c = consume(pos, slot);  // still ours: nobody claimed it
-      release_cid(cid);
-      return c;
-    }
-    ref_t<std::uint64_t>(p_.counters->timeouts).fetch_add(1, relaxed);
-    c = nvme::completion{};
-    c.cid = cid;
-    c.sf = static_cast<std::uint16_t>(
-        nvme::completion::make_dw3(cid, false, nvme::sc::host_timeout) >> 16);
-    return c;
+  }
+
+  /// Gives up on `cid` without waiting (e.g. its caller unwinds between submit and wait): its
+  /// completion, when it arrives, is passed by the queue and frees the ID; until then
+  /// abandoned(cid) holds. Not counted as a timeout.
+  BAM_HD void abandon(std::uint16_t cid) const {
+    if (cid != no_cid) (void)give_up(cid, nvme::sc::abort_requested);
   }
 
   /// True once the queue was failed: every later submission and wait returns
@@ -115,12 +132,17 @@ class queue_pair_ref {
     return ref_t<std::uint32_t>(p_.counters->failed).load(acquire) != 0;
   }
 
+  /// Fails the queue (see the class comment). Idempotent.
+  BAM_HD void fail() const {
+    ref_t<std::uint64_t>(p_.counters->failures).fetch_add(1, relaxed);
+    ref_t<std::uint32_t>(p_.counters->failed).store(1, release);
+  }
+
   /// True while a command with ID `cid` that timed out may still be completed (and move data)
-  /// by the controller: its late completion has not been claimed, and the queue has not been
+  /// by the controller: its late completion has not been passed, and the queue has not been
   /// reset. Memory the command named must not be reused while this holds.
   BAM_HD bool abandoned(std::uint16_t cid) const {
-    return (ref_t<std::uint32_t>(p_.abandoned_bits[cid / 32]).load(acquire) & (1u << (cid % 32))) !=
-           0;
+    return (ref_t<std::uint32_t>(p_.boxes[cid].state).load(acquire) & box_abandoned) != 0;
   }
 
   BAM_HD std::uint16_t qid() const { return p_.qid; }
@@ -129,17 +151,77 @@ class queue_pair_ref {
   BAM_HD const queue_pointers& pointers() const { return p_; }
 
  private:
+  /// sc::host_timeout as a value device code may compare with (no reference to the host object).
+  static constexpr nvme::status timeout_status{nvme::sc::host_timeout.sct,
+                                               nvme::sc::host_timeout.sc};
   /// GPU: sleep per pass that a waiting submitter is still behind (see enqueue).
   static constexpr std::uint32_t turn_sleep_per_pass_ns = 1000;
 
+  // ---- deadlines -----------------------------------------------------------------------------
+  /// Watches a submitter's wait: expired once the queue failed, or when neither the SQ head nor
+  /// the CQ head moved for `timeout_ns` (0: only a failed queue ends the wait). Progress, not the
+  /// wait's length, decides: a thread far behind in a long line of submitters is not stalled.
+  struct stall_watch {
+    std::uint64_t timeout_ns = 0, since = 0, seen = 0;
+    BAM_HD bool expired(const queue_pair_ref& q) {
+      if (q.failed()) return true;
+      if (timeout_ns == 0) return false;
+      const std::uint64_t v = ref_t<std::uint64_t>(q.p_.counters->sq_head).load(relaxed) +
+                              ref_t<std::uint64_t>(q.p_.counters->cq_head).load(relaxed);
+      const std::uint64_t t = now_ns();
+      if (since == 0 || v != seen) {
+        seen = v;
+        since = t;
+        return false;
+      }
+      return t - since >= timeout_ns;
+    }
+  };
+
+  BAM_HD static nvme::completion failed_entry(std::uint16_t cid, nvme::status st) {
+    nvme::completion c{};
+    c.cid = cid;
+    c.sf = static_cast<std::uint16_t>(nvme::completion::make_dw3(cid, false, st) >> 16);
+    return c;
+  }
+
+  /// The box of `cid` is ready: take the completion, empty the box, free the ID.
+  BAM_HD nvme::completion collect(std::uint16_t cid) const {
+    completion_box& b = p_.boxes[cid];
+    nvme::completion c{};
+    c.dw0 = b.dw0;
+    c.dw1 = b.dw1;
+    reinterpret_cast<std::uint32_t*>(&c)[nvme::completion_dw3_index] = b.dw3;
+    c.sqid = p_.qid;
+    ref_t<std::uint32_t>(b.state).store(0, relaxed);
+    release_cid(cid);  // release: the box is empty for the ID's next user
+    return c;
+  }
+
+  /// The wait for `cid` ends without its completion (timeout, failed queue, abandon): mark the
+  /// box abandoned; if the completion arrived meanwhile, take it after all.
+  BAM_HD nvme::completion give_up(std::uint16_t cid, nvme::status st) const {
+    const std::uint32_t old =
+        ref_t<std::uint32_t>(p_.boxes[cid].state).fetch_or(box_abandoned, acq_rel);
+    if ((old & box_ready) != 0) return collect(cid);
+    ref_t<std::uint32_t> outstanding(p_.counters->abandoned);
+    const std::uint32_t lost = outstanding.fetch_add(1, relaxed) + 1;
+    if (st.sct == timeout_status.sct && st.sc == timeout_status.sc)
+      ref_t<std::uint64_t>(p_.counters->timeouts).fetch_add(1, relaxed);
+    // Too many IDs held by commands that never completed: the pool would run dry.
+    if (lost > p_.cid_count / 2) fail();
+    return failed_entry(cid, st);
+  }
+
   // ---- command IDs ---------------------------------------------------------------------------
   /// Takes a free command ID, preferring `preferred` (the ticket's own, so that threads never
-  /// contend for one allocation cursor), else any free ID, scanning the pool from there. Called
-  /// only by a thread whose SQ turn has come: at most N-1 threads look for IDs at once, however
-  /// many wait for turns. (An earlier design took the ID before the ticket, from a shared
-  /// cursor; past 2N threads every waiting thread spun on that cursor with two atomic
-  /// read-modify-writes per try and a single queue fell from 0.7 M to 0.04 M IOPS at 64K threads.)
-  BAM_HD std::uint16_t acquire_cid(std::uint32_t preferred) const {
+  /// contend for one allocation cursor), else any free ID, scanning the pool from there; no_cid
+  /// when `watch` expires first. Called only by a thread whose SQ turn has come: at most N-1
+  /// threads look for IDs at once, however many wait for turns. (An earlier design took the ID
+  /// before the ticket, from a shared cursor; past 2N threads every waiting thread spun on that
+  /// cursor with two atomic read-modify-writes per try and a single queue fell from 0.7 M to
+  /// 0.04 M IOPS at 64K threads.)
+  BAM_HD std::uint16_t acquire_cid(std::uint32_t preferred, stall_watch& watch) const {
     const std::uint32_t words = p_.cid_count / 32;
     backoff bo;
     for (;;) {
@@ -159,11 +241,16 @@ class queue_pair_ref {
         want = 0;
         if (++word == words) word = 0;
       }
-      bo.pause();  // every ID in use: wait for completions to free some
+      if (help_head()) continue;  // every ID in use: completions free them
+      if (watch.expired(*this)) return no_cid;
+      bo.pause();
     }
   }
   BAM_HD void release_cid(std::uint16_t id) const {
     ref_t<std::uint32_t>(p_.cid_bits[id / 32]).fetch_and(~(1u << (id % 32)), release);
+  }
+  BAM_HD bool cid_in_use(std::uint16_t id) const {
+    return (ref_t<std::uint32_t>(p_.cid_bits[id / 32]).load(relaxed) & (1u << (id % 32))) != 0;
   }
 
   // ---- locks ---------------------------------------------------------------------------------
@@ -175,16 +262,23 @@ class queue_pair_ref {
 
   // ---- submission ----------------------------------------------------------------------------
   /// Takes a ticket, waits for the slot's turn, takes a command ID, writes the entry and sees
-  /// the tail past it. Returns the command ID.
-  BAM_HD std::uint16_t enqueue(nvme::command& cmd) const {
+  /// the tail past it. Returns the command ID, or no_cid when the queue failed before the entry
+  /// was written (after that, the ID: its wait reports the failure).
+  BAM_HD std::uint16_t enqueue(nvme::command& cmd, std::uint64_t timeout_ns) const {
+    if (failed()) return no_cid;
     const std::uint64_t ticket = ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
     const auto slot = static_cast<std::uint32_t>(ticket % p_.sq_entries);
     const auto turn = static_cast<std::uint32_t>(ticket / p_.sq_entries);
+    stall_watch watch{timeout_ns};
 
     // Wait for the previous occupant of the slot to be both submitted and fetched.
     ref_t<std::uint32_t> turn_counter(p_.turn_counters[slot]);
     backoff bo;
     for (std::uint32_t seen; (seen = turn_counter.load(acquire)) != 2 * turn;) {
+      if (watch.expired(*this)) {
+        fail();  // our ticket will never be used: the slot's later turns cannot come
+        return no_cid;
+      }
 #if BAM_DEVICE_CODE
       // A thread several passes behind (64K threads on 1024 slots wait up to 64 passes) sleeps
       // in proportion to the passes ahead of it instead of polling every microsecond: the
@@ -196,10 +290,16 @@ class queue_pair_ref {
         continue;
       }
 #endif
+      // Next in line: the slot frees when the controller's fetch of it is seen in a completion.
+      if (help_head()) continue;
       bo.pause();
     }
 
-    cmd.cid = acquire_cid(static_cast<std::uint32_t>(ticket % p_.cid_count));
+    cmd.cid = acquire_cid(static_cast<std::uint32_t>(ticket % p_.cid_count), watch);
+    if (cmd.cid == no_cid) {
+      fail();
+      return no_cid;
+    }
     p_.sq[slot] = cmd;
     ref_t<std::uint32_t> marker(p_.tail_markers[slot]);
     marker.store(1, release);
@@ -210,7 +310,12 @@ class queue_pair_ref {
       if (try_lock(p_.counters->tail_lock)) {
         move_tail();
         unlock(p_.counters->tail_lock);
-        continue;
+        if (marker.load(acquire) == 0) break;
+      }
+      if (help_head()) continue;  // a full SQ empties as completions are passed
+      if (watch.expired(*this)) {
+        fail();  // the entry may still go out: its wait reports the failure, ID abandoned
+        return cmd.cid;
       }
       bo_tail.pause();
     }
@@ -238,7 +343,7 @@ class queue_pair_ref {
       if (++slot == p_.sq_entries) slot = 0;
     }
     if (tail != start) {
-      ref_t<std::uint64_t>(c.sq_tail).store(tail, relaxed);
+      ref_t<std::uint64_t>(c.sq_tail).store(tail, release);
       Doorbell::ring(p_.sq_doorbell, slot);
       ref_t<std::uint64_t>(c.sq_doorbell_writes).fetch_add(1, relaxed);
     }
@@ -251,21 +356,42 @@ class queue_pair_ref {
   BAM_HD std::uint32_t& cqe_dw3(std::uint32_t slot) const {
     return reinterpret_cast<std::uint32_t*>(p_.cq + slot)[nvme::completion_dw3_index];
   }
+  /// Phase of entries written in pass k of the ring: 1 for even k, 0 for odd k.
+  BAM_HD bool phase_at(std::uint64_t pos) const {
+    return ((pos / p_.cq_entries) & 1) == 0;
+  }
 
-  /// One scan of the posted run from the head: true and the entry's position if `cid` is there.
-  /// DW3 words are loaded `scan_batch` at a time (independent loads in flight together: a scan
-  /// of a long run is bound by load latency), then checked in order. On the GPU the scan reads
-  /// them relaxed and one acquire fence (at the controller's scope) after the match orders the
-  /// reads of the entry and of the data behind it.
-  BAM_HD bool find(std::uint16_t cid, std::uint64_t& pos, std::uint32_t& at) const {
-    constexpr std::uint32_t scan_batch = 8;
+  /// If the entry at the head is posted and the CQ lock is free, moves the head (true: the
+  /// caller may have something new to look at). One or two loads when there is nothing to do.
+  BAM_HD bool help_head() const {
     const std::uint64_t head = ref_t<std::uint64_t>(p_.counters->cq_head).load(acquire);
+    const auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
+    if (nvme::completion::dw3_phase(cq_ref(cqe_dw3(slot)).load(relaxed)) != phase_at(head))
+      return false;
+    if (!try_lock(p_.counters->cq_lock)) return false;
+    move_head();
+    unlock(p_.counters->cq_lock);
+    return true;
+  }
+
+  /// CQ-lock holder: moves the head over every posted entry, leaving each in its ID's box (or,
+  /// for an ID whose waiter gave up, freeing the ID), advances the SQ head to the last entry's
+  /// SQHD and rings the CQ doorbell once. Entries are handled `batch` at a time, with their loads
+  /// and box updates in flight together: one entry after another, each waiting for its own
+  /// read-modify-write, held a GPU queue to a third of what it carries this way (H100, 512 B,
+  /// 128 queues: 34 M against 77 M completions/s).
+  BAM_HD void move_head() const {
+    constexpr std::uint32_t batch = 8;
+    queue_counters& c = *p_.counters;
+    const std::uint64_t start = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
+    const std::uint64_t limit = start + p_.cq_entries - 1;  // a full CQ holds N-1 entries
+    std::uint64_t head = start;
     auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
-    // Phase of entries written in pass k of the ring: 1 for even k, 0 for odd k.
-    bool phase = ((head / p_.cq_entries) & 1) == 0;
-    for (std::uint32_t i = 0; i < p_.cq_entries; i += scan_batch) {
-      std::uint32_t dw3[scan_batch];
-      for (std::uint32_t k = 0, s = slot; k < scan_batch; ++k) {
+    std::uint32_t sqhd = 0, late = 0;
+    bool invalid = false;
+    for (;;) {
+      std::uint32_t dw3[batch];
+      for (std::uint32_t k = 0, s = slot; k < batch; ++k) {
 #if BAM_DEVICE_CODE
         dw3[k] = cq_ref(cqe_dw3(s)).load(relaxed);
 #else  // host: acquire loads cost nothing extra on x86, and ThreadSanitizer understands them
@@ -273,121 +399,84 @@ class queue_pair_ref {
 #endif
         if (++s == p_.cq_entries) s = 0;
       }
-      for (std::uint32_t k = 0; k < scan_batch && i + k < p_.cq_entries; ++k) {
-        if (nvme::completion::dw3_phase(dw3[k]) != phase) return false;  // end of the posted run
-        if (nvme::completion::dw3_cid(dw3[k]) == cid) {
+      std::uint32_t n = 0;
+      while (n < batch && head + n < limit &&
+             nvme::completion::dw3_phase(dw3[n]) == phase_at(head + n))
+        ++n;
+      if (n == 0) break;
 #if BAM_DEVICE_CODE
-          cuda::atomic_thread_fence(acquire, Doorbell::scope);
+      cuda::atomic_thread_fence(acquire, Doorbell::scope);  // the entries after their DW3
 #endif
-          pos = head + i + k;
-          at = slot;
-          return true;
+      bool ok[batch];
+      for (std::uint32_t k = 0, s = slot; k < n; ++k) {
+        const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k]);
+        // An ID not in flight: nobody waits for it, and there is nothing to free.
+        ok[k] = cid < p_.cid_count && cid_in_use(cid);
+        if (ok[k]) {
+          completion_box& b = p_.boxes[cid];
+          b.dw0 = p_.cq[s].dw0;
+          b.dw1 = p_.cq[s].dw1;
+          b.dw3 = dw3[k];
         }
-        if (++slot == p_.cq_entries) {
-          slot = 0;
-          phase = !phase;
+        if (k + 1 == n) sqhd = p_.cq[s].sqhd;
+        if (++s == p_.cq_entries) s = 0;
+      }
+      std::uint32_t old[batch] = {};
+#if BAM_DEVICE_CODE
+      cuda::atomic_thread_fence(release, Scope);  // the boxes before their ready bits
+      for (std::uint32_t k = 0; k < n; ++k)
+        if (ok[k])
+          old[k] = ref_t<std::uint32_t>(p_.boxes[nvme::completion::dw3_cid(dw3[k])].state)
+                       .fetch_or(box_ready, relaxed);
+#else
+      for (std::uint32_t k = 0; k < n; ++k)
+        if (ok[k])
+          old[k] = ref_t<std::uint32_t>(p_.boxes[nvme::completion::dw3_cid(dw3[k])].state)
+                       .fetch_or(box_ready, acq_rel);
+#endif
+      for (std::uint32_t k = 0; k < n; ++k) {
+        const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k]);
+        if (!ok[k] || (old[k] & box_ready) != 0) {
+          invalid = true;  // not in flight, or a second completion for one command
+        } else if ((old[k] & box_abandoned) != 0) {  // its waiter gave up: free it on its behalf
+          ref_t<std::uint32_t>(p_.boxes[cid].state).store(0, relaxed);
+          release_cid(cid);
+          ++late;
         }
       }
-    }
-    return false;
-  }
-
-  /// Polls until the entry of `cid` is found and consumed (true) or `deadline` passes (false).
-  BAM_HD bool poll_and_consume(std::uint16_t cid, std::uint64_t deadline,
-                               nvme::completion& out) const {
-    backoff bo;
-    for (;;) {
-      std::uint64_t pos = 0;
-      std::uint32_t slot = 0;
-      if (find(cid, pos, slot)) {
-        out = consume(pos, slot);
-        return true;
-      }
-      if (deadline != ~std::uint64_t{0} && now_ns() >= deadline) return false;
-      bo.pause();
-    }
-  }
-
-  /// The caller found its entry at virtual CQ position `pos`: copy it, mark it, and return once
-  /// the head is past it.
-  BAM_HD nvme::completion consume(std::uint64_t pos, std::uint32_t slot) const {
-    const nvme::completion entry = p_.cq[slot];
-    std::uint32_t& position_lock = p_.cq_position_locks[slot];
-    backoff bo;
-    while (!try_lock(position_lock))
-      bo.pause();
-    ref_t<std::uint32_t>(p_.head_markers[slot]).store(1, release);
-    ref_t<std::uint64_t> cq_head(p_.counters->cq_head);
-    while (cq_head.load(acquire) <= pos) {
-      if (try_lock(p_.counters->cq_lock)) {
-        move_head();
-        unlock(p_.counters->cq_lock);
-      }
-      if (cq_head.load(acquire) > pos) break;
-      bo.pause();
-    }
-    unlock(position_lock);
-    return entry;
-  }
-
-  /// CQ-lock holder: moves the CQ head over consecutive marked entries, advances the SQ head to
-  /// the last consumed entry's SQHD, and rings the CQ doorbell once.
-  BAM_HD void move_head() const {
-    queue_counters& c = *p_.counters;
-    std::uint64_t head = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
-    const std::uint64_t start = head;
-    auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
-    std::uint32_t sqhd = 0;
-    constexpr std::uint32_t max_claims = 8;
-    std::uint16_t claimed[max_claims];
-    std::uint32_t claims = 0;
-    for (;;) {
-      ref_t<std::uint32_t> marker(p_.head_markers[slot]);
-      if (marker.load(acquire) != 0) {
-        marker.store(0, relaxed);
-      } else if (claims == max_claims || !claim_abandoned(head, slot, claimed[claims])) {
-        break;
-      } else {
-        ++claims;  // a late completion of a waiter that gave up: consumed on its behalf
-      }
-      sqhd = p_.cq[slot].sqhd;
-      ++head;
-      if (++slot == p_.cq_entries) slot = 0;
+      head += n;
+      slot = static_cast<std::uint32_t>(head % p_.cq_entries);
+      if (n < batch) break;
     }
     if (head == start) return;
 
-    // Release the SQ slots the controller has fetched: the second turn-counter increment.
+    // Release the SQ slots the controller has fetched: the second turn-counter increment. The
+    // controller cannot have fetched past the tail: an SQHD that says so fails the queue.
     const std::uint64_t sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
+    const std::uint64_t sq_tail = ref_t<std::uint64_t>(c.sq_tail).load(acquire);
     const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
     const std::uint32_t advance =
         sqhd >= old_slot ? sqhd - old_slot : sqhd + p_.sq_entries - old_slot;
-    for (std::uint32_t i = 0, s = old_slot; i < advance; ++i) {
-      ref_t<std::uint32_t>(p_.turn_counters[s]).fetch_add(1, release);
-      if (++s == p_.sq_entries) s = 0;
+    if (sqhd >= p_.sq_entries || advance > sq_tail - sq_head) {
+      invalid = true;
+    } else if (advance != 0) {
+      for (std::uint32_t i = 0, s = old_slot; i < advance; ++i) {
+        ref_t<std::uint32_t>(p_.turn_counters[s]).fetch_add(1, release);
+        if (++s == p_.sq_entries) s = 0;
+      }
+      ref_t<std::uint64_t>(c.sq_head).store(sq_head + advance, release);
     }
-    if (advance != 0) ref_t<std::uint64_t>(c.sq_head).store(sq_head + advance, release);
-
+    ref_t<std::uint64_t>(c.cq_head).store(head, release);
     Doorbell::ring(p_.cq_doorbell, slot);
     ref_t<std::uint64_t>(c.cq_doorbell_writes).fetch_add(1, relaxed);
-    ref_t<std::uint64_t>(c.cq_head).store(head, release);
-    // The head is past the claimed entries: their IDs can no longer match a stale entry.
-    if (claims != 0) ref_t<std::uint64_t>(c.late_completions).fetch_add(claims, relaxed);
-    for (std::uint32_t i = 0; i < claims; ++i)
-      release_cid(claimed[i]);
-  }
-
-  /// CQ-lock holder at virtual position `pos`: if the entry there is posted and its command ID
-  /// was abandoned by a waiter that timed out, takes the abandoned mark and returns true.
-  BAM_HD bool claim_abandoned(std::uint64_t pos, std::uint32_t slot, std::uint16_t& id) const {
-    const std::uint32_t dw3 = cq_ref(cqe_dw3(slot)).load(acquire);
-    const bool phase = ((pos / p_.cq_entries) & 1) == 0;
-    if (nvme::completion::dw3_phase(dw3) != phase) return false;  // not posted yet
-    id = nvme::completion::dw3_cid(dw3);
-    if (id >= p_.cid_count) return false;
-    const std::uint32_t bit = 1u << (id % 32);
-    ref_t<std::uint32_t> abandoned(p_.abandoned_bits[id / 32]);
-    if ((abandoned.load(relaxed) & bit) == 0) return false;
-    return (abandoned.fetch_and(~bit, acq_rel) & bit) != 0;
+    if (late != 0) {
+      ref_t<std::uint64_t>(c.late_completions).fetch_add(late, relaxed);
+      ref_t<std::uint32_t>(c.abandoned).fetch_sub(late, relaxed);
+    }
+    if (invalid) {
+      ref_t<std::uint64_t>(c.invalid_completions).fetch_add(1, relaxed);
+      fail();
+    }
   }
 
   queue_pointers p_{};

@@ -28,19 +28,22 @@ inline std::uint32_t host_thread_index() {
 #endif
 }  // namespace detail
 
+/// What a queue set is made of, whatever the doorbell policy: the same queues can be handed out
+/// under two policies (GPU-emulated drives: emulated_drives::ref() and hardware_ref()).
+struct queue_set_params {
+  const queue_pointers* queues = nullptr;  ///< [ssd * queues_per_ssd + q], memory the users reach
+  std::uint32_t ssds = 0;
+  std::uint32_t queues_per_ssd = 0;
+  std::uint32_t lba_shift = 9;  ///< log2 of the LBA size every SSD of the set uses
+  std::uint64_t lbas = 0;       ///< LBAs of namespace 1 (the smallest of the set)
+};
+
 template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
 class queue_set_ref {
  public:
   using doorbell_type = Doorbell;
   using queue_ref = queue_pair_ref<Doorbell, Scope>;
-
-  struct params {
-    const queue_pointers* queues = nullptr;  ///< [ssd * queues_per_ssd + q], memory the users reach
-    std::uint32_t ssds = 0;
-    std::uint32_t queues_per_ssd = 0;
-    std::uint32_t lba_shift = 9;  ///< log2 of the LBA size every SSD of the set uses
-    std::uint64_t lbas = 0;       ///< LBAs of namespace 1 (the smallest of the set)
-  };
+  using params = queue_set_params;
 
   queue_set_ref() = default;
   BAM_HD explicit queue_set_ref(const params& p) : p_(p) {

@@ -22,10 +22,25 @@ struct queue_counters {
   std::uint32_t cq_lock;
   std::uint64_t cq_doorbell_writes;     ///< CQ doorbell writes (under cq_lock)
   alignas(128) std::uint64_t timeouts;  ///< waits that gave up (wait_for)
-  std::uint64_t late_completions;       ///< completions consumed for a waiter that gave up
+  std::uint64_t late_completions;       ///< completions passed for a waiter that gave up
+  std::uint64_t failures;               ///< times fail() was called (the first one failed it)
+  std::uint64_t invalid_completions;    ///< SQHD past the tail, or an ID not in flight
   std::uint32_t failed;                 ///< non-zero: the queue was failed (see queue_pair_ref)
+  std::uint32_t abandoned;              ///< command IDs abandoned and not yet completed
 };
 static_assert(sizeof(queue_counters) == 5 * 128);
+
+/// Where the CQ-lock holder leaves the completion of one command ID for its waiter (the waiter
+/// never reads the CQ itself, so completions can be taken in any order). 16 bytes.
+struct completion_box {
+  std::uint32_t dw0 = 0;
+  std::uint32_t dw1 = 0;
+  std::uint32_t dw3 = 0;    ///< the entry's DW3: command ID, status (phase bit meaningless)
+  std::uint32_t state = 0;  ///< box_ready | box_abandoned
+};
+static_assert(sizeof(completion_box) == 16);
+inline constexpr std::uint32_t box_ready = 1;      ///< the completion is in the box
+inline constexpr std::uint32_t box_abandoned = 2;  ///< the waiter gave up on the command
 
 /// Everything a queue_pair_ref works on. Trivially copyable.
 struct queue_pointers {
@@ -34,12 +49,10 @@ struct queue_pointers {
   std::uint32_t* sq_doorbell = nullptr;  ///< SQ tail doorbell
   std::uint32_t* cq_doorbell = nullptr;  ///< CQ head doorbell
   queue_counters* counters = nullptr;
-  std::uint32_t* turn_counters = nullptr;      ///< [sq_entries]
-  std::uint32_t* tail_markers = nullptr;       ///< [sq_entries]
-  std::uint32_t* head_markers = nullptr;       ///< [cq_entries]
-  std::uint32_t* cq_position_locks = nullptr;  ///< [cq_entries]
-  std::uint32_t* cid_bits = nullptr;           ///< [cid_count / 32], set = in use
-  std::uint32_t* abandoned_bits = nullptr;     ///< [cid_count / 32], set = waiter timed out
+  std::uint32_t* turn_counters = nullptr;  ///< [sq_entries]
+  std::uint32_t* tail_markers = nullptr;   ///< [sq_entries]
+  std::uint32_t* cid_bits = nullptr;       ///< [cid_count / 32], set = in use
+  completion_box* boxes = nullptr;         ///< [cid_count]
   std::uint32_t sq_entries = 0;
   std::uint32_t cq_entries = 0;
   std::uint32_t cid_count = 0;  ///< command IDs in the pool (multiple of 32)
@@ -54,21 +67,24 @@ inline constexpr std::uint32_t max_io_queue_pairs = 65535;
 /// Command IDs 0 .. 65503: 0xffff is reserved by the specification.
 inline constexpr std::uint32_t max_cid_count = 65504;
 
-/// Size of the command-ID pool for an SQ of `sq_entries`: every enqueued or in-flight command
-/// holds one, so twice the ring (at least 1024), capped by the 16-bit ID space.
+/// Size of the command-ID pool for an SQ of `sq_entries`: every enqueued, in-flight or posted but
+/// not yet passed command holds one. Twice the ring (at least 1024), capped by the 16-bit ID
+/// space: rings of more than 32752 entries get fewer than twice their size, and a submitter that
+/// finds every ID in use waits for one (bounded by its deadline, see queue_pair_ref).
 BAM_HD constexpr std::uint32_t cid_count_for(std::uint32_t sq_entries) {
   std::uint32_t n = 2 * sq_entries < 1024 ? 1024 : 2 * sq_entries;
   n = (n + 31) / 32 * 32;
   return n > max_cid_count ? max_cid_count : n;
 }
 
-/// Byte layout of a queue pair's bookkeeping in one zero-initialised block.
+/// Byte layout of a queue pair's bookkeeping in one zero-initialised block. The CQ needs none of
+/// its own: its entries are moved to the command IDs' boxes.
 struct queue_state_layout {
-  std::size_t counters = 0, turn_counters = 0, tail_markers = 0, head_markers = 0,
-              cq_position_locks = 0, cid_bits = 0, abandoned_bits = 0, bytes = 0;
+  std::size_t counters = 0, turn_counters = 0, tail_markers = 0, cid_bits = 0, boxes = 0, bytes = 0;
   std::uint32_t cid_count = 0;
 
-  BAM_HD constexpr queue_state_layout(std::uint32_t sq_entries, std::uint32_t cq_entries)
+  BAM_HD constexpr queue_state_layout(std::uint32_t sq_entries,
+                                      [[maybe_unused]] std::uint32_t cq_entries)
       : cid_count(cid_count_for(sq_entries)) {
     std::size_t at = 0;
     counters = at;
@@ -77,14 +93,10 @@ struct queue_state_layout {
     at += align(sq_entries * sizeof(std::uint32_t));
     tail_markers = at;
     at += align(sq_entries * sizeof(std::uint32_t));
-    head_markers = at;
-    at += align(cq_entries * sizeof(std::uint32_t));
-    cq_position_locks = at;
-    at += align(cq_entries * sizeof(std::uint32_t));
     cid_bits = at;
     at += align(cid_count / 32 * sizeof(std::uint32_t));
-    abandoned_bits = at;
-    at += align(cid_count / 32 * sizeof(std::uint32_t));
+    boxes = at;
+    at += align(cid_count * sizeof(completion_box));
     bytes = at;
   }
   BAM_HD static constexpr std::size_t align(std::size_t n) { return (n + 127) / 128 * 128; }
@@ -95,10 +107,8 @@ struct queue_state_layout {
     p.counters = reinterpret_cast<queue_counters*>(b + counters);
     p.turn_counters = reinterpret_cast<std::uint32_t*>(b + turn_counters);
     p.tail_markers = reinterpret_cast<std::uint32_t*>(b + tail_markers);
-    p.head_markers = reinterpret_cast<std::uint32_t*>(b + head_markers);
-    p.cq_position_locks = reinterpret_cast<std::uint32_t*>(b + cq_position_locks);
     p.cid_bits = reinterpret_cast<std::uint32_t*>(b + cid_bits);
-    p.abandoned_bits = reinterpret_cast<std::uint32_t*>(b + abandoned_bits);
+    p.boxes = reinterpret_cast<completion_box*>(b + boxes);
     p.cid_count = cid_count;
   }
 };

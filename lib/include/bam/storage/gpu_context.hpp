@@ -20,6 +20,12 @@
 // engine runs (start() .. stop()), launch application kernels only on non-blocking streams, call
 // nothing that waits for the whole device (cudaDeviceSynchronize, cudaMalloc, cudaFree), and load
 // every application kernel before start() (preload_kernel, or CUDA_MODULE_LOADING=EAGER).
+//
+// The protocol the GPU threads speak to the drives (storage.protocol) is part of the type, since
+// the cache's and the arrays' types depend on the queue set: gpu_context is protocol hardware
+// (the config's default: what a real controller needs), emulator_gpu_context protocol emulator
+// (device scope, an upper bound). A program that runs either writes its kernels over
+// basic_gpu_context<P>::array_type and picks P from the config (cache-bench does).
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -35,25 +41,36 @@
 #include "bam/cache/cache.hpp"
 #include "bam/cache/gpu_storage.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/config/enums.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/storage/dataset.hpp"
 #include "bam/storage/storage_context.hpp"
 
 namespace bam {
 
-class gpu_context
-    : public storage_context<gpu_context, bam::cache<gpu_cache_storage<emu::gpu::drives_ref>>> {
+/// The storage context of GPU threads speaking protocol `P` to the drives (the queue set
+/// emu::gpu::drives_ref_for<P>). Instantiated for both protocols in the library.
+template <storage_protocol P>
+class basic_gpu_context
+    : public storage_context<basic_gpu_context<P>,
+                             bam::cache<gpu_cache_storage<emu::gpu::drives_ref_for<P>>>> {
+  using base = storage_context<basic_gpu_context<P>,
+                               bam::cache<gpu_cache_storage<emu::gpu::drives_ref_for<P>>>>;
+
  public:
-  using queue_set_type = emu::gpu::drives_ref;
+  using queue_set_type = emu::gpu::drives_ref_for<P>;
+  using typename base::cache_type;
+  static constexpr storage_protocol protocol = P;
 
   /// Validates `c` and allocates its drives (storage.ssd_count GPU-emulated SSDs of
   /// storage.media.size_bytes, storage.model timing, queues.pairs_per_ssd x queues.depth
-  /// queues); the engine is stopped. Throws config_error for another backend, no usable GPU, or
-  /// a configuration the drives cannot have; std::runtime_error on CUDA errors.
-  explicit gpu_context(const run_config& c, const layout_options& layout = {});
-  ~gpu_context();  ///< close(), errors swallowed
-  gpu_context(const gpu_context&) = delete;
-  gpu_context& operator=(const gpu_context&) = delete;
+  /// queues); the engine is stopped. Throws config_error for another backend, a
+  /// storage.protocol other than P, no usable GPU, or a configuration the drives cannot have;
+  /// std::runtime_error on CUDA errors.
+  explicit basic_gpu_context(const run_config& c, const layout_options& layout = {});
+  ~basic_gpu_context();  ///< close(), errors swallowed
+  basic_gpu_context(const basic_gpu_context&) = delete;
+  basic_gpu_context& operator=(const basic_gpu_context&) = delete;
 
   // write_region (storage_context): route media (what automatic picks) writes straight into the
   // emulated media, no NVMe command (honest for emulated SSDs: what a real drive would pay is
@@ -62,7 +79,7 @@ class gpu_context
   // engine stopped (std::logic_error otherwise); config_error (storage.model) for a model that
   // moves no data; std::runtime_error when a write fails.
 
-  using storage_context::build_cache;
+  using base::build_cache;
   /// Builds exactly `cc` (cc.lines = 0: through the last region), replacing an earlier cache
   /// (written back first). Stops the engine (allocation); start() it again before using the
   /// arrays.
@@ -80,15 +97,15 @@ class gpu_context
 
   /// The drives: per-drive engine statistics (after stop()), the GPU timer rate, host media.
   const emu::gpu::emulated_drives& drives() const { return *drives_; }
-  /// For reports: backend, drives, media, the dataset, the writes and what real hardware would
-  /// do differently.
+  /// For reports: backend, protocol, drives, media, the dataset, the writes and what real
+  /// hardware would do differently.
   nlohmann::json describe() const;
 
   /// Writes back and flushes the cache, drops it, stops the engine. Idempotent.
   void close();
 
  private:
-  friend class storage_context;
+  friend base;
   struct staging;
   void check_open(const char* what) const;
   write_result write_data(const region& r, const void* data, std::uint64_t bytes,
@@ -103,5 +120,13 @@ class gpu_context
   void* stream_ = nullptr;  ///< cudaStream_t, non-blocking: the context's copies and kernels
   bool closed_ = false;
 };
+
+extern template class basic_gpu_context<storage_protocol::hardware>;
+extern template class basic_gpu_context<storage_protocol::emulator>;
+
+/// Protocol hardware (storage.protocol's default): GPU threads run what a real controller needs.
+using gpu_context = basic_gpu_context<storage_protocol::hardware>;
+/// Protocol emulator: device-scope doorbells and polling, an upper bound.
+using emulator_gpu_context = basic_gpu_context<storage_protocol::emulator>;
 
 }  // namespace bam

@@ -31,7 +31,8 @@ drives_config drives_config_of(const run_config& c) {
   }
   dc.queues_per_drive = c.queues.pairs_per_ssd;
   dc.queue_entries = c.queues.depth;
-  const std::uint64_t queues = std::uint64_t{c.storage.ssd_count} * c.queues.pairs_per_ssd;
+  dc.ordering_queues = c.storage.protocol == storage_protocol::hardware;
+  const std::uint64_t queues = dc.engine_queues();
   const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 16;
   const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
   const std::uint64_t least = (queues + per_block - 1) / per_block;
@@ -42,9 +43,12 @@ drives_config drives_config_of(const run_config& c) {
     throw config_error(
         "gpu.engine_blocks",
         fmt::format("{} blocks of {} warps serve at most {} queues ({} per warp); "
-                    "storage.ssd_count x queues.pairs_per_ssd = {} need at least {} blocks, "
+                    "storage.ssd_count x queues.pairs_per_ssd{} = {} need at least {} blocks, "
                     "allowed [{}, 1024] or 0 (automatic)",
                     dc.engine_blocks, warps, dc.engine_blocks * per_block, queues_per_engine_warp,
+                    dc.ordering_queues ? " (+ 1 per SSD: storage.protocol hardware's ordering "
+                                         "queue)"
+                                       : "",
                     queues, least, least));
   }
   return dc;

@@ -22,6 +22,42 @@ void check(cudaError_t e, const char* what) {
   cuda_check(e, std::string("emulated_drives: ") + what);
 }
 
+/// Drive `d` (times in the models' real-time units) as the engine runs it on a timer that counts
+/// `rate` ns per real ns: every time scaled, and the booking horizon set.
+detail::engine_drive in_timer_units(detail::engine_drive d, double rate) {
+  auto scale = [rate](std::uint64_t& v) {
+    v = static_cast<std::uint64_t>(static_cast<double>(v) * rate + 0.5);
+  };
+  emu::service_table& t = d.service;
+  scale(t.read_512_ps);
+  scale(t.read_4k_ps);
+  scale(t.write_512_ps);
+  scale(t.write_4k_ps);
+  scale(t.read_ps_per_kib);
+  scale(t.write_ps_per_kib);
+  scale(t.min_latency_ns);
+  scale(d.faults.delay_ns);
+  // Booking horizon: twice the latency, at least 32 us of pipe time.
+  d.max_ahead_ps =
+      std::max<std::uint64_t>(2000 * t.min_latency_ns, static_cast<std::uint64_t>(32e6 * rate));
+  return d;
+}
+
+/// One block of GPU memory for every drive's ordering read: drive d's ordering queue (queue d of
+/// `queues`), its scratch page and its ordering_state, then the queue_pointers handed to the
+/// threads. Everything before `pointers` is cleared at each start().
+struct ordering_block_layout {
+  drive_layout queues;
+  std::size_t scratch = 0, states = 0, pointers = 0, bytes = 0;
+  explicit ordering_block_layout(std::uint32_t drives)
+      : queues(drives, ordering_queue_entries, ordering_queue_entries) {
+    scratch = queues.bytes;  // page aligned
+    states = scratch + std::size_t{drives} * drive_layout::page;
+    pointers = drive_layout::round(states + std::size_t{drives} * sizeof(ordering_state), 128);
+    bytes = pointers + std::size_t{drives} * sizeof(queue_pointers);
+  }
+};
+
 }  // namespace
 
 struct emulated_drives::impl {
@@ -36,8 +72,12 @@ struct emulated_drives::impl {
   detail::engine_drive* drives = nullptr;
   detail::engine_queue_stats* stats = nullptr;
   queue_pointers* pointers = nullptr;
-  std::uint32_t* control = nullptr;     // [0] stop, [32] started (device)
-  std::uint32_t* stop_value = nullptr;  // pinned host word
+  std::byte* ordering = nullptr;  // ordering_block_layout (device), when cfg.ordering_queues
+  ordering_block_layout ordering_layout{1};
+  hardware_drives_ref hardware{};
+  std::vector<detail::engine_queue> queue_table;  // host copy of `queues`
+  std::uint32_t* control = nullptr;               // [0] stop, [32] started (device)
+  std::uint32_t* stop_value = nullptr;            // pinned host word
   cudaStream_t engine_stream = nullptr, control_stream = nullptr;
   std::uint32_t n_queues = 0, warps = 0;
   std::vector<detail::engine_drive> drive_table;  // host copy, service times in model units
@@ -57,6 +97,7 @@ struct emulated_drives::impl {
     cudaFree(drives);
     cudaFree(stats);
     cudaFree(pointers);
+    cudaFree(ordering);
     cudaFree(control);
     if (stop_value != nullptr) cudaFreeHost(stop_value);
     if (engine_stream != nullptr) cudaStreamDestroy(engine_stream);
@@ -80,7 +121,7 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
                 "emulated_drives: queue_entries");
     BAM_EXPECTS(cfg.queues_per_drive >= 1 && cfg.queues_per_drive <= max_io_queue_pairs,
                 "emulated_drives: queues_per_drive");
-    m.n_queues = n_drives * cfg.queues_per_drive;
+    m.n_queues = static_cast<std::uint32_t>(cfg.engine_queues());
     m.warps = cfg.engine_blocks * cfg.engine_warps_per_block;
     if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
       throw std::invalid_argument(
@@ -103,11 +144,14 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     check(cudaMalloc(&m.drives, n_drives * sizeof(detail::engine_drive)), "cudaMalloc drives");
     check(cudaMalloc(&m.stats, m.n_queues * sizeof(detail::engine_queue_stats)),
           "cudaMalloc stats");
-    check(cudaMalloc(&m.pointers, m.n_queues * sizeof(queue_pointers)), "cudaMalloc pointers");
+    const std::uint32_t n_app = n_drives * cfg.queues_per_drive;
+    check(cudaMalloc(&m.pointers, n_app * sizeof(queue_pointers)), "cudaMalloc pointers");
 
+    // Engine queues: the application's (drive d's queue i at d * queues_per_drive + i), then
+    // one ordering queue per drive.
     std::vector<detail::engine_queue> eq(m.n_queues);
     std::vector<detail::engine_drive> ed(n_drives);
-    std::vector<queue_pointers> qp(m.n_queues);
+    std::vector<queue_pointers> qp(n_app);
     std::uint64_t min_lbas = ~std::uint64_t{0};
     for (std::uint32_t d = 0; d < n_drives; ++d) {
       const drive_config& dc = cfg.drives[d];
@@ -159,11 +203,32 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
         qp[g] = p;
         eq[g] = detail::engine_queue{
             p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
-            p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d)};
+            p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d),
+            false};
       }
     }
+    if (cfg.ordering_queues) {
+      const ordering_block_layout& L = m.ordering_layout = ordering_block_layout(n_drives);
+      check(cudaMalloc(&m.ordering, L.bytes), "cudaMalloc ordering block");
+      std::vector<queue_pointers> op(n_drives);
+      for (std::uint32_t d = 0; d < n_drives; ++d) {
+        queue_pointers p = L.queues.pointers(m.ordering, d);
+        p.qid = static_cast<std::uint16_t>(cfg.queues_per_drive + 1);  // after the drive's own
+        op[d] = p;
+        eq[n_app + d] = detail::engine_queue{
+            p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
+            p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d),
+            true};
+      }
+      check(cudaMemcpy(m.ordering + L.pointers, op.data(), op.size() * sizeof op[0],
+                       cudaMemcpyHostToDevice),
+            "copy");
+    }
+    m.queue_table = eq;
     check(cudaMemcpy(m.queues, eq.data(), eq.size() * sizeof eq[0], cudaMemcpyHostToDevice),
           "copy");
+    // The table in the models' units: start() scales a copy by the measured timer rate.
+    m.drive_table = ed;
     check(cudaMemcpy(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice),
           "copy");
     check(cudaMemcpy(m.pointers, qp.data(), qp.size() * sizeof qp[0], cudaMemcpyHostToDevice),
@@ -175,6 +240,15 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     r.lba_shift = cfg.drives[0].lba_shift;
     r.lbas = min_lbas;
     ref_ = drives_ref(r);
+    if (cfg.ordering_queues) {
+      const ordering_block_layout& L = m.ordering_layout;
+      hardware_drives_ref::ordering_params o;
+      o.states = reinterpret_cast<ordering_state*>(m.ordering + L.states);
+      o.queues = reinterpret_cast<const queue_pointers*>(m.ordering + L.pointers);
+      o.scratch_bus = reinterpret_cast<std::uintptr_t>(m.ordering + L.scratch);  // identity
+      o.scratch_stride = drive_layout::page;  // one LBA of at most 4 KiB
+      m.hardware = hardware_drives_ref(r, o);
+    }
     stats_.resize(n_drives);
   } catch (...) {
     delete impl_;
@@ -204,6 +278,28 @@ double emulated_drives::timer_rate() const {
   return impl_->timer_rate;
 }
 
+std::vector<drive_parameters> emulated_drives::device_parameters() const {
+  impl& m = *impl_;
+  std::vector<detail::engine_drive> ed(m.cfg.drives.size());
+  check(cudaMemcpyAsync(ed.data(), m.drives, ed.size() * sizeof ed[0], cudaMemcpyDeviceToHost,
+                        m.control_stream),
+        "read drive parameters");
+  check(cudaStreamSynchronize(m.control_stream), "read drive parameters");
+  std::vector<drive_parameters> out;
+  for (const detail::engine_drive& d : ed)
+    out.push_back({d.service, d.max_ahead_ps, d.faults.delay_ns});
+  return out;
+}
+
+hardware_drives_ref emulated_drives::hardware_ref() const {
+  if (!impl_->cfg.ordering_queues) {
+    throw std::logic_error(
+        "emulated_drives: hardware_ref() needs drives_config::ordering_queues (the ordering "
+        "read's queue per drive)");
+  }
+  return impl_->hardware;
+}
+
 std::byte* emulated_drives::host_media(std::uint32_t d) const {
   return impl_->host.at(d);
 }
@@ -231,6 +327,8 @@ void emulated_drives::start() {
   check(cudaMemsetAsync(m.control, 0, 64 * sizeof(std::uint32_t), s), "clear control");
   check(cudaMemsetAsync(m.stats, 0, m.n_queues * sizeof(detail::engine_queue_stats), s),
         "clear stats");
+  if (m.ordering != nullptr)
+    check(cudaMemsetAsync(m.ordering, 0, m.ordering_layout.pointers, s), "clear ordering");
   check(cudaStreamSynchronize(s), "clear");
   std::uint64_t timer_base = 0;
   // The models are in real time; the engine's clock is the GPU's %globaltimer, whose rate is
@@ -254,23 +352,8 @@ void emulated_drives::start() {
     if (!(m.timer_rate > 0.5 && m.timer_rate < 2.0)) m.timer_rate = 1.0;  // implausible: ignore
   }
   std::vector<detail::engine_drive> ed = m.drive_table;
-  for (auto& d : ed) {
-    emu::service_table& t = d.service;
-    auto scale = [&](std::uint64_t& v) {
-      v = static_cast<std::uint64_t>(static_cast<double>(v) * m.timer_rate + 0.5);
-    };
-    scale(t.read_512_ps);
-    scale(t.read_4k_ps);
-    scale(t.write_512_ps);
-    scale(t.write_4k_ps);
-    scale(t.read_ps_per_kib);
-    scale(t.write_ps_per_kib);
-    scale(t.min_latency_ns);
-    // Booking horizon: twice the latency, at least 32 us of pipe time.
-    d.max_ahead_ps = std::max<std::uint64_t>(2000 * t.min_latency_ns,
-                                             static_cast<std::uint64_t>(32e6 * m.timer_rate));
-    scale(d.faults.delay_ns);
-  }
+  for (auto& d : ed)
+    d = in_timer_units(d, m.timer_rate);
   check(cudaMemcpyAsync(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice, s),
         "copy drives");
   check(cudaStreamSynchronize(s), "copy drives");
@@ -315,7 +398,11 @@ void emulated_drives::stop() {
   for (drive_stats& d : stats_)
     d = drive_stats{};
   for (std::uint32_t g = 0; g < m.n_queues; ++g) {
-    drive_stats& d = stats_[g / m.cfg.queues_per_drive];
+    drive_stats& d = stats_[m.queue_table[g].drive];
+    if (m.queue_table[g].ordering) {
+      d.ordering_reads += qs[g].completed;
+      continue;
+    }
     d.completed += qs[g].completed;
     d.errors += qs[g].errors;
     d.dropped += qs[g].dropped;

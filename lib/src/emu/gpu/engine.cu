@@ -278,6 +278,7 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
   const std::uint32_t o_sqn = shfl(w.Q.sq_entries, b.owner);
   b.o_drive = shfl(static_cast<std::uint32_t>(w.Q.drive), b.owner);
   const std::uint32_t o_q = shfl(w.q, b.owner);
+  const bool o_ordering = shfl(static_cast<std::uint32_t>(w.Q.ordering), b.owner) != 0;
   b.mine = static_cast<std::uint32_t>(lane) < k.total;
 
   b.c = nvme::command{};
@@ -295,7 +296,10 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
     for (int i = 0; i < 4; ++i)
       e[i] = __ldcg(src + i);
     memcpy(&b.c, e, sizeof b.c);
-    b.fate = b.D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
+    // Faults are drawn for the application's commands only: an ordering read never fails, so
+    // the counts a run reports follow the fractions it asked for.
+    if (!o_ordering)
+      b.fate = b.D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
     if (b.fate == emu::fault_action::error) {
       b.status = b.D->faults.error_status;  // the drive fails it: nothing is moved
     } else if (b.fate != emu::fault_action::drop) {
@@ -313,7 +317,8 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
 }
 
 /// 2. Timing: each command's due time from its drive's timing model, one reservation of the
-/// drive's pipe per batch and drive; a delay fault adds its delay.
+/// drive's pipe per batch and drive (a model with a latency and no caps books nothing: its
+/// commands are due the latency after their fetch); a delay fault adds its delay.
 __device__ __forceinline__ void book_time(const engine_params& p, const warp_state& w, batch& b) {
   const int lane = w.lane;
   const engine_drive* D = b.D;
@@ -344,6 +349,10 @@ __device__ __forceinline__ void book_time(const engine_params& p, const warp_sta
     if (lane == leader) start = emu::reserve(*D->clock, (bam::now_ns() - p.timer_base) * 1000, sum);
     start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
     b.when = p.timer_base + emu::due_ns(D->service, start + prefix);
+  } else if (b.mine && D->service.timed()) {
+    // Latency alone (no caps): nothing to book; due the latency after the fetch.
+    const std::uint64_t now = bam::now_ns();
+    b.when = p.timer_base + emu::due_ns(D->service, (now - p.timer_base) * 1000);
   }
   if (b.fate == emu::fault_action::delay)
     b.when = (b.when == 0 ? bam::now_ns() : b.when) + D->faults.delay_ns;

@@ -22,6 +22,7 @@ struct engine_queue {
   std::uint32_t sq_entries, cq_entries;
   std::uint16_t qid;
   std::uint16_t drive;
+  bool ordering;  ///< the drive's ordering queue (§4.4 reads): exempt from fault injection
 };
 
 /// One drive as the engine sees it.

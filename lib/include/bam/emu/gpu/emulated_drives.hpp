@@ -1,7 +1,8 @@
 // bam/emu/gpu/emulated_drives.hpp: API. N emulated NVMe SSDs whose controllers run on the GPU: each
 // drive has its own I/O queues in GPU memory, media, timing model and fault injection; one
 // engine kernel of persistent blocks serves all of them. Application kernels drive the queues
-// with queue_pair_ref exactly as they would a real controller's.
+// with queue_pair_ref exactly as they would a real controller's (hardware_ref()), or with the
+// device-scope shortcut only a controller on the same GPU allows (ref(): an upper bound).
 //
 // The residency rule: start() launches the engine on its own non-blocking stream and returns
 // only once every engine warp runs, so the engine occupies its SMs before any application
@@ -15,12 +16,15 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "bam/config/enums.hpp"
 #include "bam/dma.hpp"
 #include "bam/emu/fault_injection.hpp"
 #include "bam/emu/timing_model.hpp"
 #include "bam/queue/doorbell.hpp"
+#include "bam/queue/ordering_read.hpp"
 #include "bam/queue/queue_set_ref.hpp"
 
 namespace bam::emu::gpu {
@@ -31,6 +35,9 @@ enum class media_kind : std::uint8_t { pinned_host, device };
 inline constexpr std::uint32_t max_engine_warps_per_block = 16;
 /// The drives' MDTS: the largest transfer one command may ask for.
 inline constexpr std::uint64_t max_transfer_bytes = std::uint64_t{2} << 20;
+/// Entries of a drive's ordering queue (one extra read in flight per drive: the lock of
+/// ordering_read_ref).
+inline constexpr std::uint32_t ordering_queue_entries = 8;
 
 /// One emulated drive.
 struct drive_config {
@@ -49,11 +56,30 @@ struct drives_config {
   std::uint32_t queue_entries = 1024;  ///< SQ and CQ entries
   std::uint32_t engine_blocks = 8;     ///< persistent blocks (at most one per SM is intended)
   std::uint32_t engine_warps_per_block = 16;
+  /// One more queue pair per drive (ordering_queue_entries entries, served by the engine like
+  /// the others) for the §4.4 ordering reads of hardware_ref(); drives_config_of sets it for
+  /// storage.protocol hardware.
+  bool ordering_queues = false;
+
+  /// Queue pairs the engine serves: queues_per_drive per drive, plus the ordering queues.
+  std::uint64_t engine_queues() const {
+    return drives.size() * (std::uint64_t{queues_per_drive} + (ordering_queues ? 1 : 0));
+  }
 };
 
 /// What an application kernel needs: the drives' queues (in device memory), their LBA size and
-/// the smallest namespace. The engine runs on the same GPU: device-scope doorbells.
+/// the smallest namespace. Protocol `emulator`: device-scope doorbells and completion polling,
+/// which only a controller on the same GPU allows (an upper bound).
 using drives_ref = queue_set_ref<device_doorbell>;
+/// The same queues driven as a real controller's (protocol `hardware`): MMIO doorbells (a
+/// system-scope fence, then a volatile store), completions polled at system scope, and the §4.4
+/// ordering read (ordering_read_ref, on the drive's ordering queue) after every read: the code
+/// kmod_gpu_queues runs against a real SSD.
+using hardware_drives_ref = ordered_queue_set<mmio_doorbell>;
+/// The queue set of protocol P.
+template <storage_protocol P>
+using drives_ref_for =
+    std::conditional_t<P == storage_protocol::hardware, hardware_drives_ref, drives_ref>;
 
 /// Per-drive counters the engine reports at stop().
 struct drive_stats {
@@ -61,6 +87,20 @@ struct drive_stats {
   std::uint64_t errors = 0;     ///< of those, with a status other than success
   std::uint64_t dropped = 0;    ///< commands fetched and never completed (fault injection)
   std::uint64_t delayed = 0;    ///< completions delayed by fault injection
+  /// §4.4 ordering reads served on the drive's ordering queue (hardware_ref()); not in the
+  /// counts above, which are the application's queues'. The ordering queue has no faults.
+  std::uint64_t ordering_reads = 0;
+};
+
+/// One drive's parameters as the engine holds them in GPU memory (device_parameters()): from
+/// start() on, the timing model's times and the fault delay in GPU timer units (the model's
+/// times scaled by timer_rate()) and the booking horizon; before the first start(), the model's
+/// own times and no horizon.
+struct drive_parameters {
+  emu::service_table service{};
+  std::uint64_t max_ahead_ps = 0;    ///< the engine fetches no more while the pipe is booked
+                                     ///< further ahead: max(2 x latency, 32 us), timer units
+  std::uint64_t fault_delay_ns = 0;  ///< the delay fault's delay
 };
 
 class emulated_drives {
@@ -78,7 +118,19 @@ class emulated_drives {
   void stop();
   bool running() const { return running_; }
 
+  /// The queue set of protocol `emulator` (device scope).
   drives_ref ref() const { return ref_; }
+  /// The queue set of protocol `hardware` (the same queues); std::logic_error unless the drives
+  /// were built with ordering_queues.
+  hardware_drives_ref hardware_ref() const;
+  template <storage_protocol P>
+  drives_ref_for<P> ref_for() const {
+    if constexpr (P == storage_protocol::hardware) {
+      return hardware_ref();
+    } else {
+      return ref();
+    }
+  }
   const std::vector<drive_stats>& stats() const { return stats_; }
   /// Host pointer to drive `d`'s media (pinned host media: the live bytes; device media: none).
   std::byte* host_media(std::uint32_t d) const;
@@ -95,6 +147,9 @@ class emulated_drives {
   /// GPU %globaltimer nanoseconds per host nanosecond, measured by the last start(); the
   /// timing models' times are scaled by it so that caps and latencies hold in real time.
   double timer_rate() const;
+  /// Each drive's parameters read back from GPU memory, where the engine reads them (for tests
+  /// and reports; any time, also while the engine runs).
+  std::vector<drive_parameters> device_parameters() const;
 
  private:
   struct impl;

@@ -1,0 +1,306 @@
+// Several commands in flight per thread, completed in any order: a waiter never waits for other
+// commands' entries (the hang of issue 14 item 1), abandoned commands do not wedge the queue,
+// every wait and submission ends by its deadline, and a queue that cannot make progress (or whose
+// controller reports an impossible SQ head) is failed rather than hung.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <future>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "bam/detail/atomic.hpp"
+#include "bam/nvme/spec.hpp"
+#include "bam/queue/queue_pair.hpp"
+#include "loopback_controller.hpp"
+
+namespace {
+
+namespace nvme = bam::nvme;
+using namespace std::chrono_literals;
+
+std::uint32_t cids_in_use(const bam::queue_pointers& p) {
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < p.cid_count / 32; ++i)
+    n += static_cast<std::uint32_t>(
+        std::popcount(bam::device_atomic_ref<std::uint32_t>(p.cid_bits[i]).load(bam::relaxed)));
+  return n;
+}
+
+/// Runs `f` on a thread; if it has not returned after `limit`, the test fails and the process
+/// exits (a hung wait cannot be joined).
+template <class F>
+void within(std::chrono::milliseconds limit, F&& f) {
+  std::packaged_task<void()> task(std::forward<F>(f));
+  auto done = task.get_future();
+  std::thread t(std::move(task));
+  if (done.wait_for(limit) != std::future_status::ready) {
+    std::fprintf(stderr, "FAILED: still blocked after %lld ms (hang)\n",
+                 static_cast<long long>(limit.count()));
+    std::_Exit(1);
+  }
+  t.join();
+  done.get();
+}
+
+/// A controller driven by the test thread itself: fetch() takes what the doorbell exposes,
+/// post() writes one completion with any command ID, SQ head and status.
+class manual_controller {
+ public:
+  explicit manual_controller(std::uint32_t entries) : sq_(entries), cq_(entries) {
+    desc_ = {sq_.data(), entries, cq_.data(), entries, &doorbells_[0], &doorbells_[32], 1};
+  }
+  const bam::queue_pair_desc& desc() const { return desc_; }
+
+  /// The commands the doorbell exposes since the last fetch, in SQ order.
+  std::vector<nvme::command> fetch() {
+    std::vector<nvme::command> out;
+    const std::uint32_t tail =
+        bam::system_atomic_ref<std::uint32_t>(*desc_.sq_doorbell).load(bam::acquire);
+    while (sq_head_ != tail) {
+      out.push_back(sq_[sq_head_]);
+      sq_head_ = (sq_head_ + 1) % desc_.sq_entries;
+    }
+    return out;
+  }
+  void post(std::uint16_t cid, std::uint32_t dw0, nvme::status st = nvme::sc::success) {
+    post_with_sqhd(cid, dw0, static_cast<std::uint16_t>(sq_head_), st);
+  }
+  void post_with_sqhd(std::uint16_t cid, std::uint32_t dw0, std::uint16_t sqhd,
+                      nvme::status st = nvme::sc::success) {
+    nvme::completion& e = cq_[cq_tail_];
+    e.dw0 = dw0;
+    e.sqhd = sqhd;
+    e.sqid = 1;
+    bam::system_atomic_ref<std::uint32_t>(reinterpret_cast<std::uint32_t*>(&e)[3])
+        .store(nvme::completion::make_dw3(cid, phase_, st), bam::release);
+    if (++cq_tail_ == desc_.cq_entries) {
+      cq_tail_ = 0;
+      phase_ = !phase_;
+    }
+  }
+  std::uint32_t cq_doorbell() const {
+    return bam::system_atomic_ref<std::uint32_t>(*desc_.cq_doorbell).load(bam::acquire);
+  }
+
+ private:
+  std::vector<nvme::command> sq_;
+  std::vector<nvme::completion> cq_;
+  alignas(128) std::uint32_t doorbells_[64] = {};
+  bam::queue_pair_desc desc_{};
+  std::uint32_t sq_head_ = 0, cq_tail_ = 0;
+  bool phase_ = true;
+};
+
+nvme::command tagged(std::uint32_t tag) {
+  nvme::command c{};
+  c.opcode = 0x02;
+  c.cdw10 = tag;
+  return c;
+}
+
+// The case the issue reproduced: one thread submits A then B, the controller completes B first;
+// waiting for A must return A's completion at once (it used to wait for B's entry to be taken).
+TEST(QueueOutstanding, WaitForTheFirstWhenTheSecondCompletedFirst) {
+  manual_controller ctrl(16);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  nvme::command a = tagged(1), b = tagged(2);
+  const std::uint16_t ca = q.submit(a), cb = q.submit(b);
+  const auto fetched = ctrl.fetch();
+  ASSERT_EQ(fetched.size(), 2u);
+  ctrl.post(cb, 2);
+  ctrl.post(ca, 1);
+  nvme::completion ea{}, eb{};
+  within(2000ms, [&] { ea = q.wait_for(ca, 100'000'000); });
+  EXPECT_TRUE(ea.status().ok());
+  EXPECT_EQ(ea.dw0, 1u);
+  // The head passed both entries; B's completion waits in its box for B's waiter.
+  EXPECT_EQ(qp.stats().cq_head, 2u);
+  EXPECT_EQ(qp.pointers().boxes[cb].state, bam::box_ready);
+  within(2000ms, [&] { eb = q.wait_for(cb, 100'000'000); });
+  EXPECT_EQ(eb.dw0, 2u);
+  EXPECT_EQ(eb.cid, cb);
+  EXPECT_EQ(ctrl.cq_doorbell(), 2u);
+  EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+}
+
+// A command whose submitter gives up without waiting (an exception between submit and wait)
+// does not wedge the queue: its completion is passed when it arrives and its ID comes back.
+TEST(QueueOutstanding, AbandonedCommandDoesNotWedgeTheQueue) {
+  manual_controller ctrl(8);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  nvme::command a = tagged(7);
+  const std::uint16_t ca = q.submit(a);
+  q.abandon(ca);
+  EXPECT_TRUE(q.abandoned(ca));
+  ASSERT_EQ(ctrl.fetch().size(), 1u);
+  ctrl.post(ca, 7);  // arrives after the abandon, at the head
+  // Many more commands than the rings hold: each is completed and waited for normally.
+  for (std::uint32_t i = 0; i < 50; ++i) {
+    nvme::command c = tagged(100 + i);
+    const std::uint16_t cid = q.submit(c);
+    ASSERT_EQ(ctrl.fetch().size(), 1u);
+    ctrl.post(cid, 100 + i);
+    nvme::completion e{};
+    within(2000ms, [&] { e = q.wait_for(cid, 100'000'000); });
+    ASSERT_EQ(e.dw0, 100 + i);
+  }
+  EXPECT_FALSE(q.abandoned(ca));
+  EXPECT_EQ(qp.stats().late_completions, 1u);
+  EXPECT_EQ(qp.stats().timeouts, 0u);
+  EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+}
+
+// Many threads, each with `depth` commands in flight, waiting for them in a random order while
+// the controller completes them in a random order.
+TEST(QueueOutstanding, ManyOutstandingPerThreadInRandomOrder) {
+  constexpr std::uint32_t entries = 64, threads = 8, depth = 6, rounds = 300;
+  bam::test::loopback_controller ctrl(entries, entries, 48, 42);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  std::atomic<std::uint64_t> wrong{0}, done{0};
+  std::vector<std::thread> ts;
+  for (std::uint32_t t = 0; t < threads; ++t) {
+    ts.emplace_back([&, t] {
+      std::mt19937 rng(t);
+      for (std::uint32_t r = 0; r < rounds; ++r) {
+        std::uint16_t cids[depth];
+        nvme::command cmds[depth];
+        for (std::uint32_t k = 0; k < depth; ++k) {
+          cmds[k] = tagged((t * rounds + r) * depth + k);
+          cids[k] = q.submit(cmds[k], 2'000'000'000);
+        }
+        std::uint32_t order[depth];
+        for (std::uint32_t k = 0; k < depth; ++k)
+          order[k] = k;
+        std::shuffle(order, order + depth, rng);
+        for (std::uint32_t k : order) {
+          const nvme::completion e = q.wait_for(cids[k], 2'000'000'000);
+          if (!e.status().ok() || e.dw0 != bam::test::loopback_result(cmds[k]) || e.cid != cids[k])
+            wrong.fetch_add(1);
+          done.fetch_add(1);
+        }
+      }
+    });
+  }
+  within(120'000ms, [&] {
+    for (auto& th : ts)
+      th.join();
+  });
+  EXPECT_EQ(wrong.load(), 0u);
+  EXPECT_EQ(done.load(), std::uint64_t{threads} * rounds * depth);
+  const bam::queue_stats s = qp.stats();
+  EXPECT_FALSE(s.failed);
+  EXPECT_EQ(s.timeouts, 0u);
+  EXPECT_EQ(s.cq_head, std::uint64_t{threads} * rounds * depth);  // every entry passed
+  EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+  EXPECT_GT(ctrl.max_in_flight(), 1u);
+}
+
+// A controller that fetches commands but never completes them: every wait ends by its
+// deadline, the lost IDs pile up until the queue fails itself, and from then on every
+// submission fails at once. Nothing hangs.
+TEST(QueueOutstanding, ControllerThatNeverCompletesFailsTheQueueInBoundedTime) {
+  manual_controller ctrl(8);  // never posts; the SQ head never moves
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  std::atomic<std::uint64_t> timeouts{0}, failed{0}, other{0};
+  std::vector<std::thread> ts;
+  for (int t = 0; t < 4; ++t) {
+    ts.emplace_back([&] {
+      for (int i = 0; i < 10; ++i) {
+        const nvme::completion e = q.submit_and_wait(tagged(1), 5'000'000);  // 5 ms
+        if (e.status() == nvme::sc::host_timeout)
+          timeouts.fetch_add(1);
+        else if (e.status() == nvme::sc::host_queue_failed)
+          failed.fetch_add(1);
+        else
+          other.fetch_add(1);
+      }
+    });
+  }
+  within(10'000ms, [&] {
+    for (auto& th : ts)
+      th.join();
+  });
+  EXPECT_EQ(other.load(), 0u);
+  EXPECT_EQ(timeouts.load() + failed.load(), 40u);
+  // The 8-entry SQ takes 7 commands, whose waits time out (or see the queue fail, when the 8th
+  // submitter, finding no progress for 5 ms, fails it first); the rest fail at once.
+  EXPECT_LE(timeouts.load(), 7u);
+  EXPECT_GE(failed.load(), 33u);
+  EXPECT_TRUE(q.failed());
+  EXPECT_EQ(qp.stats().timeouts, timeouts.load());
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(q.submit_and_wait(tagged(2), 0).status(), nvme::sc::host_queue_failed);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 100ms);
+
+  // The owner's reset (after the controller side was recreated) makes the queue usable again.
+  manual_controller fresh(8);
+  bam::queue_pair qp2(fresh.desc());
+  qp2.reset();
+  EXPECT_FALSE(qp2.stats().failed);
+}
+
+// A waiter whose queue is failed while it waits returns at once, and its command ID stays
+// abandoned (the controller may still complete it) until the queue is reset.
+TEST(QueueOutstanding, FailWakesWaitersAndKeepsTheirIdsAbandoned) {
+  manual_controller ctrl(8);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  nvme::command a = tagged(3);
+  const std::uint16_t ca = q.submit(a);
+  nvme::completion e{};
+  within(2000ms, [&] {
+    std::thread failer([&] {
+      std::this_thread::sleep_for(20ms);
+      q.fail();
+    });
+    e = q.wait(ca);  // no timeout: only the failure ends it
+    failer.join();
+  });
+  EXPECT_EQ(e.status(), nvme::sc::host_queue_failed);
+  EXPECT_EQ(e.cid, ca);
+  EXPECT_TRUE(q.abandoned(ca));
+  qp.reset();
+  EXPECT_FALSE(q.abandoned(ca));
+  EXPECT_FALSE(q.failed());
+}
+
+// A completion whose SQHD says the controller fetched past the tail fails the queue instead of
+// releasing SQ slots that were never submitted.
+TEST(QueueOutstanding, SqHeadPastTheTailFailsTheQueue) {
+  manual_controller ctrl(16);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  nvme::command a = tagged(9);
+  const std::uint16_t ca = q.submit(a);
+  ASSERT_EQ(ctrl.fetch().size(), 1u);
+  ctrl.post_with_sqhd(ca, 9, 5);  // only 1 entry was submitted
+  nvme::completion e{};
+  within(2000ms, [&] { e = q.wait_for(ca, 100'000'000); });
+  EXPECT_EQ(e.dw0, 9u);  // the entry itself is delivered
+  EXPECT_TRUE(q.failed());
+  EXPECT_EQ(qp.pointers().counters->invalid_completions, 1u);
+  EXPECT_EQ(qp.stats().sq_head, 0u);  // not advanced past the tail
+}
+
+// The command-ID pool is twice the ring where the 16-bit ID space allows, and says so when not.
+TEST(QueueOutstanding, CommandIdPoolSize) {
+  EXPECT_EQ(bam::cid_count_for(2), 1024u);
+  EXPECT_EQ(bam::cid_count_for(1024), 2048u);
+  EXPECT_EQ(bam::cid_count_for(32752), 65504u);
+  EXPECT_EQ(bam::cid_count_for(32768), 65504u);  // capped: fewer than 2N
+  EXPECT_EQ(bam::cid_count_for(65536), 65504u);
+}
+
+}  // namespace
