@@ -1,4 +1,4 @@
-# Sourced by scripts/gpu/{nbb,cache-bench}-common.sh with TOOL (the binary's name) and SUMMARY (an
+# Sourced by scripts/gpu/nbb-common.sh with TOOL (the binary's name) and SUMMARY (an
 # egrep of the summary lines to show) set: finds $TOOL in $BIN (default: the calling script's
 # folder when the binary is there, else .), writes every report, CSV and log under $OUT.
 set -u

@@ -10,6 +10,8 @@
 # bamkit.stats.cufile.nvfs_version says "0.0" in that case.
 # FAKE_UDEV=1: on a VM without a udev database cuFileHandleRegister fails ("unable to get volume
 # attributes"); this writes one entry for the block device holding MEDIA_DIR (root needed).
+# A script rather than a sweep spec (configs/sweeps/) because of what it prepares: the loader's
+# path to libcufile and, with FAKE_UDEV, a udev entry.
 # Usage: BIN=folder-with-nvm-block-bench OUT=results/nbb-cufile/<gpu>/<date>-<commit> \
 #   [MEDIA_DIR=dir] [FAKE_UDEV=1] scripts/gpu/nbb-cufile.sh
 source "$(dirname "$0")/nbb-common.sh"

@@ -2,14 +2,14 @@
 """The table of scripts/gpu/regression-points.sh: per point, each build's rate (the median of the
 medians of its rounds, each round's process a median of 3 runs) with the spread over every run,
 the new/old ratio, and the ceilings the same process measured. Reads reports of either schema
-version (scripts/figures/reports.py). Usage: regression-table.py OUT_DIR [--json FILE]
+version (scripts/pylib/reports.py). Usage: regression-table.py OUT_DIR [--json FILE]
 """
 import json
 import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "figures"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pylib"))
 import reports  # noqa: E402
 
 UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),

@@ -119,8 +119,8 @@ class queue_pair_ref {
   /// by the controller: its late completion has not been claimed, and the queue has not been
   /// reset. Memory the command named must not be reused while this holds.
   BAM_HD bool abandoned(std::uint16_t cid) const {
-    return (ref_t<std::uint32_t>(p_.abandoned_bits[cid / 32]).load(acquire) &
-            (1u << (cid % 32))) != 0;
+    return (ref_t<std::uint32_t>(p_.abandoned_bits[cid / 32]).load(acquire) & (1u << (cid % 32))) !=
+           0;
   }
 
   BAM_HD std::uint16_t qid() const { return p_.qid; }

@@ -18,7 +18,7 @@ namespace bam {
 
 /// `bamkit.schema_version` of every report this code writes. 2: `bamkit.ceilings` in one shape
 /// for every tool and backend (bam/harness/ceilings.hpp). Reports without the key are version 1
-/// (each tool named its ceilings its own way); scripts/figures/reports.py reads both.
+/// (each tool named its ceilings its own way); scripts/pylib/reports.py reads both.
 inline constexpr int report_schema_version = 2;
 
 struct report_inputs {

@@ -33,7 +33,7 @@ struct run_result {
   direction_result read;
   direction_result write;
   direction_result trim;
-  std::uint64_t runtime_ns = 0;                          ///< wall time of the measured phase
+  std::uint64_t runtime_ns = 0;         ///< wall time of the measured phase
   std::uint64_t errors = 0;             ///< completions with an error status (timeouts included)
   std::uint64_t timeouts = 0;           ///< of those, waits that gave up (sc::host_timeout)
   std::uint64_t verify_mismatches = 0;  ///< data read back that differs from what was written

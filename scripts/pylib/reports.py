@@ -1,4 +1,5 @@
-"""Reading bamkit reports (fio json+ with a `bamkit` key), old and new, for the figure scripts.
+"""Reading bamkit reports (fio json+ with a `bamkit` key), old and new, for scripts/plot,
+scripts/perf-check and scripts/sweep.
 
 A report's `bamkit.schema_version` says how to read it; reports written before the key existed
 are version 1. What changed:
@@ -12,7 +13,10 @@ are version 1. What changed:
 ceilings() gives the version-2 shape for both.
 """
 import json
+import re
 from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
 
 CEILING_KEYS = ("h2d_memcpy_gbps", "direct_read_gbps", "direct_reads_per_s", "io_size",
                 "over_bytes", "method", "memory", "median_of")
@@ -91,3 +95,78 @@ def ceilings(doc, bamkit=None):
     if schema_version(doc) >= 2:
         return _shape(**c)
     return _v1_ceilings(c)
+
+
+def is_report(doc):
+    """Whether a parsed JSON document is a bamkit report (fio json+ with a `bamkit` key)."""
+    return isinstance(doc, dict) and isinstance(doc.get("jobs"), list) and "bamkit" in doc
+
+
+def get(obj, dotted, default=None):
+    """obj["a"]["b"]["c"] for "a.b.c", or default where a step is missing."""
+    for part in dotted.split("."):
+        if not isinstance(obj, dict) or part not in obj:
+            return default
+        obj = obj[part]
+    return obj
+
+
+def flatten(obj, prefix=""):
+    """{"a": {"b": 1}} -> {"a.b": 1}: every leaf (lists are leaves) by its dotted path."""
+    out = {}
+    for k, v in obj.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, dict) and v:
+            out.update(flatten(v, key + "."))
+        else:
+            out[key] = v
+    return out
+
+
+_defaults = None
+
+
+def config_defaults():
+    """Every config key's default, by dotted path, from the key table of docs/config.md (the
+    table is `--print-schema`'s output; tests/config/cli_test.cpp keeps them equal)."""
+    global _defaults
+    if _defaults is None:
+        text = (REPO / "docs" / "config.md").read_text()
+        rows = re.findall(r"^\| `([a-z_.]+)` \| [^|]+ \| `(.*?)` \|", text, re.M)
+        _defaults = {key: json.loads(value) for key, value in rows}
+    return _defaults
+
+
+def total_iops(job):
+    return job["read"]["iops"] + job["write"]["iops"]
+
+
+def total_bw(job):
+    return job["read"]["bw_bytes"] + job["write"]["bw_bytes"]
+
+
+def percentile_us(job, key):
+    """Latency percentile `key` ("99.000000") in microseconds, of the reads when there are any,
+    else of the writes; 0 when the job has none."""
+    d = job["read"] if job["read"]["total_ios"] else job["write"]
+    return d["clat_ns"].get("percentile", {}).get(key, 0) / 1e3
+
+
+def iops_spread(b, job):
+    """(min, max) of the IOPS over a job's repeated runs (bamkit.repeat), else its own IOPS."""
+    r = b.get("repeat")
+    return (r["iops_min"], r["iops_max"]) if r else (total_iops(job), total_iops(job))
+
+
+def report_files(folder):
+    """The bamkit reports directly in a folder (sweep.json, machine.json and figure data are
+    not reports), sorted by name."""
+    out = []
+    for f in sorted(Path(folder).glob("*.json")):
+        try:
+            doc = load(f)
+        except (OSError, ValueError):
+            continue
+        if is_report(doc):
+            out.append((f, doc))
+    return out

@@ -1,0 +1,158 @@
+"""scripts/sweep on host-emulated SSDs: the folder it writes, resuming after an interruption,
+failed and timed-out points, slices and packs, invalid specs, and every checked-in spec."""
+import csv
+import json
+import signal
+import subprocess
+import tarfile
+import time
+import unittest
+
+from script_test import REPO, BUILD, TempDirTest, run, write_spec
+
+NBB = ["--bin", BUILD]
+
+
+def spec(**over):
+    s = {"name": "t-host", "tool": "nvm-block-bench",
+         "set": {"storage.backend": "host", "workload.threads": 1, "workload.ios": 500,
+                 "storage.media.size_bytes": 4194304, "queues.depth": 32},
+         "product": {"storage.ssd_count": [1, 2]},
+         "zip": {"workload.io_size": [512, 4096]},
+         "inner": {"workload.op": ["read", "write"]},
+         "limit_s": 60}
+    s.update(over)
+    return s
+
+
+def status(out, pid):
+    return json.loads((out / f"{pid}.status.json").read_text())
+
+
+def ids(out):
+    return [p["id"] for p in json.loads((out / "sweep.json").read_text())["points"]]
+
+
+class SweepTest(TempDirTest):
+    def test_writes_every_point_the_machine_and_a_summary(self):
+        out = self.tmp / "out"
+        r = run("sweep", write_spec(self.tmp, spec()), "--out", out, *NBB, check=0)
+        self.assertIn("[4/4]", r.stdout)
+        self.assertIn("4 ok, 0 failed, 0 not run", r.stdout)
+        points = ids(out)
+        self.assertEqual(points, ["p000_ssd_count-1_io_size-512", "p001_ssd_count-1_io_size-4096",
+                                  "p002_ssd_count-2_io_size-512", "p003_ssd_count-2_io_size-4096"])
+        for p in points:
+            for suffix in (".json", ".csv", ".log", ".status.json"):
+                self.assertTrue((out / f"{p}{suffix}").is_file(), p + suffix)
+            self.assertEqual(status(out, p)["exit_status"], 0)
+            report = json.loads((out / f"{p}.json").read_text())
+            self.assertEqual(len(report["jobs"]), 2)  # the inner sweep: one process, two jobs
+        machine = json.loads((out / "machine.json").read_text())
+        for k in ("gpu", "gpu_driver", "cpu", "cores", "kernel", "commit", "date"):
+            self.assertIn(k, machine)
+        rows = list(csv.DictReader((out / "summary.csv").read_text().splitlines()))
+        self.assertEqual(len(rows), 8)
+        self.assertEqual([(r["storage.ssd_count"], r["workload.io_size"], r["workload.op"]) for r in rows[:4]],
+                         [("1", "512", "read"), ("1", "512", "write"), ("1", "4096", "read"), ("1", "4096", "write")])
+        for r in rows:
+            self.assertEqual(r["exit_status"], "0")
+            self.assertEqual(r["ios"], "500")
+            self.assertGreater(float(r["iops"]), 0)
+
+    def test_resumes_after_an_interruption_without_redoing_finished_points(self):
+        s = spec(product={}, zip={"workload.ios": [300, 100000, 300]}, inner={},
+                 set={**spec()["set"], "workload.outstanding": 1})
+        path, out = write_spec(self.tmp, s), self.tmp / "out"
+        p = subprocess.Popen(["/usr/bin/python3", REPO / "scripts/sweep", path, "--out", out, *NBB],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        points = None
+        deadline = time.time() + 60
+        while time.time() < deadline:  # interrupt while the second (long) point runs
+            if (out / "sweep.json").exists():
+                points = ids(out)
+                if (out / f"{points[0]}.status.json").exists() and (out / f"{points[1]}.log").exists():
+                    break
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        text, _ = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 1, text)
+        self.assertIn("interrupted (SIGTERM)", text)
+        first = status(out, points[0])
+        self.assertFalse((out / f"{points[1]}.status.json").exists())
+        self.assertFalse((out / f"{points[1]}.json").exists())  # an unfinished point leaves nothing
+        self.assertFalse((out / f"{points[2]}.log").exists())
+        r = run("sweep", path, "--out", out, *NBB, check=0)
+        self.assertIn("1 already finished, 2 to run", r.stdout)
+        self.assertEqual(status(out, points[0]), first)  # not run again
+        self.assertEqual([status(out, q)["exit_status"] for q in points], [0, 0, 0])
+
+    def test_a_failed_point_is_recorded_and_the_sweep_goes_on(self):
+        s = spec(product={}, zip={}, inner={}, groups=[
+            {"name": "ok", "zip": {"workload.io_size": [512, 700, 4096]}},  # 700: the tool refuses it
+            {"name": "slow", "set": {"workload.ios": 100000000, "workload.outstanding": 1}, "limit_s": 1},
+            {"name": "after", "set": {"workload.ios": 200}}])
+        path, out = write_spec(self.tmp, s), self.tmp / "out"
+        r = run("sweep", path, "--out", out, *NBB, check=1)
+        self.assertIn("3 ok, 2 failed, 0 not run", r.stdout)
+        points = ids(out)
+        got = [(status(out, p)["exit_status"], status(out, p)["timed_out"]) for p in points]
+        self.assertEqual(got, [(0, False), (2, False), (0, False), (124, True), (0, False)])
+        self.assertIn("workload.io_size", (out / f"{points[1]}.log").read_text())
+        self.assertIn("killed after the point's limit", (out / f"{points[3]}.log").read_text())
+        rows = {r["id"]: r for r in csv.DictReader((out / "summary.csv").read_text().splitlines())}
+        self.assertEqual(rows[points[1]]["exit_status"], "2")
+        self.assertEqual(rows[points[3]]["timed_out"], "true")
+        r = run("sweep", path, "--out", out, *NBB, check=1)  # failed points count as finished
+        self.assertIn("5 already finished, 0 to run", r.stdout)
+        r = run("sweep", path, "--out", out, *NBB, "--retry-failed", "--points", "1", check=1)
+        self.assertIn("0 already finished, 1 to run", r.stdout)
+
+    def test_slices_fill_one_folder_and_pack_it(self):
+        path = write_spec(self.tmp, spec())
+        out, full = self.tmp / "sliced", self.tmp / "full"
+        run("sweep", path, "--out", out, *NBB, "--points", "0-1", "--pack", self.tmp / "a.tar.gz", check=0)
+        self.assertEqual(len(list(out.glob("*.status.json"))), 2)
+        r = run("sweep", path, "--out", out, *NBB, "--points", "2-", "--pack", self.tmp / "b.tar.gz", check=0)
+        self.assertIn("2 points selected of 4", r.stdout)
+        layout = json.loads((out / "sweep.json").read_text())["layout"]
+        self.assertRegex(layout, r"^results/t-host/[a-z0-9-]+/\d{4}-\d\d-\d\d-.+$")
+        with tarfile.open(self.tmp / "a.tar.gz") as t:
+            self.assertEqual(len([n for n in t.getnames() if n.endswith(".status.json")]), 2)
+        with tarfile.open(self.tmp / "b.tar.gz") as t:
+            names = t.getnames()
+        self.assertTrue(all(n.startswith(layout + "/") for n in names), names)
+        for f in ("sweep.json", "machine.json", "summary.csv"):
+            self.assertIn(f"{layout}/{f}", names)
+        self.assertEqual(len([n for n in names if n.endswith(".status.json")]), 4)
+        self.assertFalse(any("/.work" in n for n in names))
+        run("sweep", path, "--out", full, *NBB, check=0)
+        run("perf-check", "--counts-only", full, out, check=0)  # the slices did what one run does
+        run("sweep", path, "--out", out, *NBB, "--points", "7", check=2)
+
+    def test_invalid_specs_are_refused_naming_the_key(self):
+        cases = [(spec(product={"workload.thread": [1]}), "workload.thread"),
+                 (spec(zip={"workload.io_size": [512], "workload.ios": [1, 2]}), "zip"),
+                 (spec(set={"report.json": "x.json"}), "report.json"),
+                 (spec(inner={"storage.model": [{"latency_us": 1}]}), "inner.storage.model"),
+                 (spec(repeat=0), "repeat"),
+                 (spec(colour="red"), "colour")]
+        for s, key in cases:
+            r = run("sweep", write_spec(self.tmp, s), "--out", self.tmp / "x", *NBB, check=2)
+            self.assertIn(key, r.stderr)
+        # A folder holds one sweep: another spec is refused there.
+        run("sweep", write_spec(self.tmp, spec()), "--out", self.tmp / "o", *NBB, "--points", "0", check=0)
+        r = run("sweep", write_spec(self.tmp, spec(limit_s=30)), "--out", self.tmp / "o", *NBB, check=2)
+        self.assertIn("other points", r.stderr)
+
+    def test_every_checked_in_spec_is_valid(self):
+        specs = sorted((REPO / "configs" / "sweeps").glob("*.json")) + \
+            sorted((REPO / "configs" / "perf-baselines").glob("*.sweep.json"))
+        self.assertGreaterEqual(len(specs), 8)
+        for s in specs:
+            r = run("sweep", s, "--check", *NBB)
+            self.assertEqual(r.returncode, 0, f"{s.name}: {r.stdout}{r.stderr}")
+
+
+if __name__ == "__main__":
+    unittest.main()
