@@ -23,9 +23,21 @@ constexpr std::uint32_t block_threads = 256;
 constexpr std::uint32_t hist_slots = 64;
 /// SSDs counted per block in shared memory (the GPU backends' limit).
 constexpr std::uint32_t counted_ssds = 64;
-/// Counters in device memory: reads, writes, errors, verified, verify errors, start stamp.
-enum counter : std::uint32_t { c_reads, c_writes, c_errors, c_verified, c_bad, c_start, c_ssd = 8 };
-constexpr std::uint32_t counter_words = c_ssd + counted_ssds;
+/// Status codes counted (SCT < 8, SC < 256: SCT << 8 | SC).
+constexpr std::uint32_t status_codes = 8 * 256;
+/// Counters in device memory: reads, writes, errors, verified, verify errors, start stamp, I/Os
+/// per SSD, failed commands per status code.
+enum counter : std::uint32_t {
+  c_reads,
+  c_writes,
+  c_errors,
+  c_verified,
+  c_bad,
+  c_start,
+  c_ssd = 8,
+  c_status = c_ssd + counted_ssds
+};
+constexpr std::uint32_t counter_words = c_status + status_codes;
 constexpr std::uint64_t page = 4096;
 
 /// Bytes between two threads' buffers: a power of two up to a page (a buffer never crosses a
@@ -127,6 +139,18 @@ __device__ bool time_left(const kernel_args& a, std::uint64_t start) {
   return a.duration_ns == 0 || now_ns() - start < a.duration_ns;
 }
 
+/// After a timeout: waits up to `timeout_ns` for the queue to let go of the command ID (its late
+/// completion claimed, or the queue reset); false when it still holds it.
+template <class Queue>
+__device__ bool released(const Queue& q, std::uint16_t cid, std::uint64_t timeout_ns) {
+  const std::uint64_t deadline = now_ns() + timeout_ns;
+  while (q.abandoned(cid)) {
+    if (now_ns() >= deadline) return false;
+    __nanosleep(1000);
+  }
+  return true;
+}
+
 __global__ void __launch_bounds__(block_threads)
     emulated_kernel(emu::gpu::drives_ref v, kernel_args a) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
@@ -164,8 +188,13 @@ __global__ void __launch_bounds__(block_threads)
       const std::uint64_t t0 = now_ns();
       const nvme::completion c = block_io(v, ssd, queue, !r.read, lba, nlb, prp, a.timeout_ns);
       const std::uint64_t t1 = now_ns();
-      if (!c.status().ok()) {
+      const nvme::status st = c.status();
+      if (!st.ok()) {
         ++errors;
+        dev_ref<std::uint64_t>(a.counters[c_status + (st.code() % status_codes)])
+            .fetch_add(1, relaxed);
+        if (st == nvme::sc::host_timeout && !released(v.queue(ssd, queue), c.cid, a.timeout_ns))
+          break;  // the controller may still write into the buffer: this thread stops
         continue;
       }
       s.lat[r.read ? 0 : 1].add_atomic<cuda::thread_scope_block>(t1 - t0);
@@ -391,6 +420,10 @@ struct gpu_io_runner::impl {
     r.verify_errors = c[c_bad];
     const std::uint32_t n = std::min(p.w.ssd_count, counted_ssds);
     r.per_ssd.assign(c + c_ssd, c + c_ssd + n);
+    for (std::uint32_t code = 0; code < status_codes; ++code) {
+      if (c[c_status + code] != 0)
+        r.errors_by_code[static_cast<std::uint16_t>(code)] = c[c_status + code];
+    }
     r.kernel_s = double(ms) * 1e-3;
     return r;
   }
