@@ -193,7 +193,8 @@ __global__ void __launch_bounds__(block_threads)
         ++errors;
         dev_ref<std::uint64_t>(a.counters[c_status + (st.code() % status_codes)])
             .fetch_add(1, relaxed);
-        if (st == nvme::sc::host_timeout && !released(v.queue(ssd, queue), c.cid, a.timeout_ns))
+        constexpr nvme::status timed_out = nvme::sc::host_timeout;
+        if (st == timed_out && !released(v.queue(ssd, queue), c.cid, a.timeout_ns))
           break;  // the controller may still write into the buffer: this thread stops
         continue;
       }
