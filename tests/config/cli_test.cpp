@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <regex>
 #include <string>
@@ -383,7 +384,7 @@ TEST(Cli, UringRunWritesValidReports) {
   ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);
   EXPECT_EQ(std::system((cmd + " --validate >/dev/null").c_str()), 0);
 
-  // A corrupted media block is caught by --verify: exit 1, the report says so.
+  // A corrupted media block is caught by --verify: exit 3, the report says so.
   {
     std::fstream f(media, std::ios::in | std::ios::out | std::ios::binary);
     for (std::uint64_t off = 0; off < 4194304; off += 4096) {
@@ -396,11 +397,13 @@ TEST(Cli, UringRunWritesValidReports) {
                 "--set", "storage.media.size_bytes=4194304", "--ios", "1000", "--verify", "--set",
                 "uring.gpu_copy=off", "--report", dir / "bad.json"},
                dir);
-  EXPECT_EQ(r.rc, 1);
-  EXPECT_NE(r.err.find("verify:"), std::string::npos) << r.err;
+  EXPECT_EQ(r.rc, 3);
+  EXPECT_NE(r.err.find("verify mismatches"), std::string::npos) << r.err;
   const json bad = json::parse(test::read_file(dir / "bad.json"));
   EXPECT_GT(bad["bamkit"]["stats"]["verify_errors"].get<std::uint64_t>(), 0u);
-  EXPECT_EQ(bad["jobs"][0]["error"], 1);
+  EXPECT_EQ(bad["bamkit"]["io_errors"]["verify_mismatches"],
+            bad["bamkit"]["stats"]["verify_errors"]);
+  EXPECT_EQ(bad["jobs"][0]["error"], EILSEQ);
 }
 
 }  // namespace

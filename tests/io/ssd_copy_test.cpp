@@ -134,8 +134,12 @@ TEST(SsdCopyErrors, BeyondTheNamespaceAndMissingFile) {
                std::runtime_error);
   // Without the namespace check the controller's own error comes back as a failed command.
   opts.namespace_lbas = 0;
-  EXPECT_THROW(write_file_to_ssd(qp.ref(), ctrl.allocator(), dir.path / "in", 63, opts),
-               std::runtime_error);
+  try {
+    write_file_to_ssd(qp.ref(), ctrl.allocator(), dir.path / "in", 63, opts);
+    ADD_FAILURE() << "no ssd_io_error";
+  } catch (const ssd_io_error& e) {
+    EXPECT_EQ(e.status(), nvme::sc::lba_out_of_range) << e.what();
+  }
   drv.shutdown();
 }
 
@@ -160,10 +164,15 @@ TEST(SsdCopyTool, PutThenGetThroughAnEmulatedMediaFile) {
                (dir.path / "out2").string()),
             0);
   EXPECT_NE(read_file(dir.path / "out2"), data);
+  // Exit statuses: 2 invalid command line or LBAs, 1 a device that cannot be opened.
   EXPECT_EQ(WEXITSTATUS(sh(bin + " put --lba 0 " + (dir.path / "in").string())), 2);  // no device
-  EXPECT_NE(sh(bin + " put --device " + (dir.path / "nodev").string() + " --lba 0 " +
-               (dir.path / "in").string()),
-            0);
+  EXPECT_EQ(WEXITSTATUS(sh(bin + " put --lba 0 --bogus " + (dir.path / "in").string())), 2);
+  EXPECT_EQ(WEXITSTATUS(sh(bin + " get --emulated " + media + " --lba 131071 --bytes 4096 " +
+                           (dir.path / "out3").string())),
+            2);  // beyond the namespace
+  EXPECT_EQ(WEXITSTATUS(sh(bin + " put --device " + (dir.path / "nodev").string() + " --lba 0 " +
+                           (dir.path / "in").string())),
+            1);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 
 #include <cstdlib>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "bam/config/config_io.hpp"
+#include "bam/emu/fault_injection.hpp"
 #include "common/report_checks.hpp"
 #include "tool_runner.hpp"
 
@@ -261,6 +263,49 @@ TEST(NbbGpu, ConfigErrorsOfTheGpuPath) {
                dir);
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("workload.io_size:"), std::string::npos) << r.err;
+}
+
+// Injected faults on the GPU engine (issue 14): errors end the run with exit status 3 and the
+// report counts them by status, exactly as the fault plan decides for the one queue's commands
+// (the host emulated controllers' key); drops end in bounded time, counted as timeouts.
+TEST(NbbGpu, EmulatedFaultsExitThreeCountedByStatus) {
+  temp_dir dir;
+  const std::vector<std::string> base = {
+      "--backend", "emulated", "--pairs",       "1",
+      "--threads", "256",      "--outstanding", "1",
+      "--ios",     "20000",    "--set",         "storage.media.size_bytes=16777216"};
+  auto args = base;
+  args.insert(args.end(),
+              {"--set", "storage.faults.error_fraction=0.1", "--set",
+               "storage.faults.error_status=lba_out_of_range", "--set", "storage.faults.seed=3"});
+  const json doc = run_report(args, dir, 3);
+  if (doc.is_null()) GTEST_SKIP() << "no GPU";
+  emu::fault_config f;
+  f.error_fraction = 0.1;
+  f.seed = 3;
+  const emu::fault_plan plan = emu::make_fault_plan(f);
+  std::uint64_t planned = 0;
+  for (std::uint64_t i = 0; i < 20000; ++i)
+    planned += plan.decide(emu::fault_key(0, i)) == emu::fault_action::error ? 1 : 0;
+  const json& job = doc["jobs"][0];
+  EXPECT_EQ(job["error"], 5);  // EIO
+  const json& e = doc["bamkit"]["io_errors"];
+  EXPECT_EQ(e["errors"], planned);
+  EXPECT_EQ(e["timeouts"], 0u);
+  EXPECT_EQ(e["by_status"], json({{"LBA Out of Range", planned}}));
+  EXPECT_EQ(job["read"]["total_ios"].get<std::uint64_t>() + planned, 20000u);
+  EXPECT_EQ(doc["bamkit"]["stats"]["ssds"][0]["errors"], planned);
+
+  args = base;
+  args.insert(args.end(),
+              {"--set", "storage.faults.drop_fraction=0.01", "--set", "queues.timeout_ms=200"});
+  const auto t0 = std::chrono::steady_clock::now();
+  const json drops = run_report(args, dir, 3);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));
+  const json& d = drops["bamkit"]["io_errors"];
+  EXPECT_GT(d["timeouts"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(d["errors"], d["timeouts"]);
+  EXPECT_EQ(d["by_status"]["Host Timeout (bamkit)"], d["timeouts"]);
 }
 
 /// Per-SSD I/Os of a random run of 300 threads x 10 I/Os over 3 SSDs with `mapping`.

@@ -5,9 +5,11 @@
 
 #include <sys/wait.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -174,6 +176,51 @@ TEST(FioReport, CsvRowMatchesHeader) {
       << row;
 }
 
+// Failed I/Os: fio's job error is an errno (EIO for errors and timeouts, EILSEQ for verify
+// mismatches alone), bamkit.io_errors counts them by status, the CSV row ends with timeouts,
+// verify mismatches and the statuses, and the summary says so.
+TEST(FioReport, FailedIosShowInEveryReport) {
+  fixture f;
+  EXPECT_EQ(fio_jsonplus(f.inputs())["jobs"][0]["error"], 0);
+  EXPECT_FALSE(fio_jsonplus(f.inputs())["bamkit"]["io_errors"]["io_failed"].get<bool>());
+  f.result.errors = 7;
+  f.result.timeouts = 2;
+  f.result.errors_by_status = {{"Unrecovered Read Error", 5}, {"Host Timeout (bamkit)", 2}};
+  const json doc = fio_jsonplus(f.inputs());
+  EXPECT_EQ(doc["jobs"][0]["error"], EIO);
+  const json& e = doc["bamkit"]["io_errors"];
+  EXPECT_EQ(e["errors"], 7u);
+  EXPECT_EQ(e["timeouts"], 2u);
+  EXPECT_EQ(e["verify_mismatches"], 0u);
+  EXPECT_EQ(e["by_status"]["Unrecovered Read Error"], 5u);
+  EXPECT_EQ(e["by_status"]["Host Timeout (bamkit)"], 2u);
+  EXPECT_TRUE(e["io_failed"].get<bool>());
+  const std::string row = csv_row(f.inputs());
+  auto count = [](const std::string& s) { return std::count(s.begin(), s.end(), ','); };
+  EXPECT_EQ(count(csv_header()), count(row));
+  EXPECT_EQ(row.substr(row.rfind(",2,0,")),
+            ",2,0,Host Timeout (bamkit)=2;Unrecovered Read Error=5");
+  std::ostringstream summary;
+  print_summary(summary, f.inputs());
+  EXPECT_NE(summary.str().find("I/O FAILED: 7 errors (2 timeouts): 2 Host Timeout (bamkit), 5 "
+                               "Unrecovered Read Error, 0 verify mismatches"),
+            std::string::npos)
+      << summary.str();
+
+  run_result only_verify = f.result;
+  only_verify.errors = only_verify.timeouts = 0;
+  only_verify.errors_by_status.clear();
+  only_verify.verify_mismatches = 3;
+  report_inputs in = f.inputs();
+  in.result = &only_verify;
+  EXPECT_EQ(fio_jsonplus(in)["jobs"][0]["error"], EILSEQ);
+  EXPECT_EQ(fio_jsonplus(in)["bamkit"]["io_errors"]["verify_mismatches"], 3u);
+  run_result failed = f.result;
+  failed.error = "the backend went away";
+  in.result = &failed;
+  EXPECT_EQ(fio_jsonplus(in)["jobs"][0]["error"], 1);
+}
+
 TEST(FioReport, CsvAppendsRowsUnderOneHeader) {
   fixture f;
   const auto path = std::filesystem::temp_directory_path() / "bamkit-report-test.csv";
@@ -262,12 +309,12 @@ TEST(FioReport, MultiJobReportHasAJobPerPointWithItsOwnBamkit) {
     expect_latency_object(j["read"]["clat_ns"], true);
     expect_latency_object(j["write"]["lat_ns"], true);
   }
-  // The CSV row of a repeated point ends with repeats, iops_min, iops_max.
+  // The CSV row of a repeated point has repeats, iops_min, iops_max before the error columns.
   const std::string row = csv_row(b);
-  EXPECT_NE(row.find(",3,900.0,2000.0"), std::string::npos) << row;
-  EXPECT_EQ(row.substr(row.size() - 15), ",3,900.0,2000.0");
+  EXPECT_NE(row.find(",3,900.0,2000.0,"), std::string::npos) << row;
+  EXPECT_EQ(row.substr(row.size() - 20), ",3,900.0,2000.0,0,0,");
   const std::string single = csv_row(a);
-  EXPECT_EQ(single.substr(single.size() - 14), ",1,505.0,505.0");
+  EXPECT_EQ(single.substr(single.size() - 19), ",1,505.0,505.0,0,0,");
 
   // fio's own tool reads every job.
   const std::string script = "/usr/bin/fio_jsonplus_clat2csv";

@@ -3,6 +3,8 @@
 //   bam-ssd-copy put --device /dev/bamkit-nvme0 --lba N FILE
 //   bam-ssd-copy get --device /dev/bamkit-nvme0 --lba N --bytes B OUT
 // --emulated MEDIA uses a host emulated controller whose blocks live in the file MEDIA instead.
+// Exit statuses (bam/harness/exit_status.hpp): 0, 1 the copy could not be done, 2 invalid command
+// line or LBAs, 3 an NVMe command failed or timed out.
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
@@ -12,6 +14,7 @@
 
 #include "bam/driver/controller_driver.hpp"
 #include "bam/emu/emulated_controller.hpp"
+#include "bam/harness/exit_status.hpp"
 #include "bam/io/ssd_copy.hpp"
 #include "bam/kmod/kmod_controller.hpp"
 
@@ -72,7 +75,7 @@ int run(const args& a) {
     fmt::print("get {}: {} bytes from LBA {}..{} ({} B LBAs, {} commands)\n", a.file, r.bytes,
                a.lba, a.lba + r.lbas, lba_size, r.commands);
   }
-  return 0;
+  return bam::exit_ok;
 }
 
 }  // namespace
@@ -101,16 +104,27 @@ int main(int argc, char** argv) {
   common(get);
   get->add_option("--bytes", a.bytes, "bytes to read")->required();
   get->add_option("OUT", a.file, "file to write")->required();
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);
+    return rc == 0 ? bam::exit_ok : bam::exit_invalid_input;
+  }
   a.command = put->parsed() ? "put" : "get";
   if (a.device.empty() && a.emulated.empty()) {
     fmt::print(stderr, "bam-ssd-copy: --device or --emulated is required\n");
-    return 2;
+    return bam::exit_invalid_input;
   }
   try {
     return run(a);
+  } catch (const bam::ssd_io_error& e) {  // a command failed or timed out
+    fmt::print(stderr, "bam-ssd-copy: I/O failed: {}\n", e.what());
+    return bam::exit_io_errors;
+  } catch (const std::invalid_argument& e) {  // the LBAs or sizes asked for do not fit
+    fmt::print(stderr, "bam-ssd-copy: invalid input: {}\n", e.what());
+    return bam::exit_invalid_input;
   } catch (const std::exception& e) {
     fmt::print(stderr, "bam-ssd-copy: {}\n", e.what());
-    return 1;
+    return bam::exit_run_failed;
   }
 }

@@ -115,6 +115,7 @@ class gpu_rig final : public cache_rig {
     cc.line_bytes = s.line_bytes;
     cc.slots = s.slots;
     cc.lines = s.lines;
+    cc.io_timeout_ns = command_timeout_ns(ctx_.config());  // queues.timeout_ms
     ctx_.build_cache(cc);
     array_ = ctx_.template array<std::uint64_t>(data_region, s.elements);
     slots_ = s.slots;

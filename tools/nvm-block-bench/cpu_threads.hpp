@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,9 +91,22 @@ struct thread_tally {
   direction_result read, write;
   std::uint64_t start_ns = 0;  ///< when it started issuing (0: never did)
   std::uint64_t end_ns = 0;    ///< its last completion
-  std::uint64_t errors = 0;
+  std::uint64_t errors = 0;    ///< I/Os that failed (timeouts included)
+  std::uint64_t timeouts = 0;  ///< of those, waits that gave up
+  std::map<std::string, std::uint64_t> errors_by_status;  ///< by status (or errno) name
+  std::string first_io_error;                             ///< what the first failed I/O said
   std::uint64_t verified = 0, verify_errors = 0;
-  std::string error;
+  std::string error;  ///< the thread could not go on (not an I/O's failure)
+
+  /// Counts a failed I/O of direction `d`, its status named `status`; `what` describes it.
+  void io_failed(direction_result& d, const std::string& status, bool timeout,
+                 const std::string& what) {
+    ++errors;
+    ++d.drop_ios;
+    timeouts += timeout ? 1 : 0;
+    ++errors_by_status[status];
+    if (first_io_error.empty()) first_io_error = what;
+  }
 };
 
 struct verify_counts {
@@ -100,23 +114,30 @@ struct verify_counts {
   std::uint64_t errors = 0;    ///< blocks that differed
 };
 
-/// Sums the threads' tallies into `out`: both directions, errors, the first error, and the
-/// runtime from the first start to the last completion. Returns the verify counts.
+/// Sums the threads' tallies into `out`: both directions, errors (timeouts and statuses), the
+/// first error, and the runtime from the first start to the last completion; the first failed
+/// I/O's message goes to tool_stats.first_io_error. Returns the verify counts.
 template <class Tally>
 verify_counts merge_tallies(const std::vector<Tally>& tallies, run_result& out) {
   std::uint64_t start = ~std::uint64_t{0};
   std::uint64_t end = 0;
   verify_counts v;
+  std::string first_io_error;
   for (const thread_tally& r : tallies) {
     out.read.merge(r.read);
     out.write.merge(r.write);
     out.errors += r.errors;
+    out.timeouts += r.timeouts;
+    for (const auto& [status, n] : r.errors_by_status)
+      out.errors_by_status[status] += n;
+    if (first_io_error.empty()) first_io_error = r.first_io_error;
     v.verified += r.verified;
     v.errors += r.verify_errors;
     if (r.start_ns != 0) start = std::min(start, r.start_ns);
     end = std::max(end, r.end_ns);
     if (out.error.empty() && !r.error.empty()) out.error = r.error;
   }
+  if (!first_io_error.empty()) out.tool_stats["first_io_error"] = first_io_error;
   out.runtime_ns = end > start ? end - start : 0;
   out.read.runtime_ns = out.runtime_ns;
   out.write.runtime_ns = out.runtime_ns;
@@ -124,13 +145,12 @@ verify_counts merge_tallies(const std::vector<Tally>& tallies, run_result& out) 
 }
 
 /// --verify's statistics (`verified_ios`, `verify_errors`) into `stats`; blocks that differ
-/// from the data pattern fail the run (`error`, unless it already failed).
-inline void add_verify_stats(nlohmann::json& stats, std::string& error, const verify_counts& v) {
+/// from the data pattern are the run's verify mismatches (the tool then exits with
+/// exit_io_errors).
+inline void add_verify_stats(nlohmann::json& stats, run_result& out, const verify_counts& v) {
   stats["verified_ios"] = v.verified;
   stats["verify_errors"] = v.errors;
-  if (v.errors != 0 && error.empty()) {
-    error = fmt::format("verify: {} blocks differ from the data pattern", v.errors);
-  }
+  out.verify_mismatches += v.errors;
 }
 
 }  // namespace bam::tools

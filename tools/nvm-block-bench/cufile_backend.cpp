@@ -221,13 +221,10 @@ run_result cufile_backend::run(const run_config& c, const run_hooks& hooks) {
         const std::uint64_t t1 = now_ns();
         direction_result& d = r.read ? res.read : res.write;
         if (n < 0) {
-          ++res.errors;
-          ++d.drop_ios;
-          if (res.error.empty()) {
-            res.error = fmt::format("{} of {} bytes at offset {} failed: {}",
+          res.io_failed(d, io_error_text(n, err), false,
+                        fmt::format("{} of {} bytes at offset {} failed: {}",
                                     r.read ? "cuFileRead" : "cuFileWrite", io, r.offset,
-                                    io_error_text(n, err));
-          }
+                                    io_error_text(n, err)));
           continue;
         }
         const auto done = static_cast<std::uint64_t>(n);
@@ -269,7 +266,7 @@ run_result cufile_backend::run(const run_config& c, const run_hooks& hooks) {
   } else {
     out.tool_stats["cufile"]["driver_properties_error"] = status_text(pst, perr);
   }
-  if (hooks.verify) add_verify_stats(out.tool_stats, out.error, verified);
+  if (hooks.verify) add_verify_stats(out.tool_stats, out, verified);
   return out;
 }
 

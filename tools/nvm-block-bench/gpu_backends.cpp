@@ -15,6 +15,7 @@
 #include "bam/harness/data_pattern.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
 #include "bam/queue/queue_state.hpp"
+#include "bam/nvme/names.hpp"
 
 namespace bam::tools {
 namespace {
@@ -125,6 +126,7 @@ gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& 
   p.ios = c.workload.ios;
   p.duration_ns = static_cast<std::uint64_t>(c.workload.duration_s * 1e9);
   p.verify = hooks.verify;
+  p.timeout_ns = command_timeout_ns(c);
   p.mapping = c.gpu.queue_mapping;
   return p;
 }
@@ -143,17 +145,22 @@ run_result gpu_backend_base::result_of(const run_config& c, const gpu_io_result&
   out.write.runtime_ns = ns;
   out.write.lat = r.write_lat;
   out.errors = r.errors;
+  for (const auto& [code, n] : r.errors_by_code) {
+    const nvme::status status{static_cast<std::uint8_t>(code >> 8),
+                              static_cast<std::uint8_t>(code & 0xffu)};
+    out.errors_by_status[std::string(nvme::status_name(status))] += n;
+    if (status == nvme::sc::host_timeout) out.timeouts += n;
+  }
   nlohmann::json& st = out.tool_stats;
   st["kernel_s"] = r.kernel_s;
   st["iops_kernel"] = r.kernel_s > 0 ? double(r.reads + r.writes) / r.kernel_s : 0.0;
   st["per_ssd_ios_threads"] = r.per_ssd;
   st["latency_clock"] = "%globaltimer, per command, submission to completion";
+  st["timeout_ns"] = command_timeout_ns(c);
   if (hooks.verify) {
     st["verified_ios"] = r.verified;
     st["verify_errors"] = r.verify_errors;
-    if (r.verify_errors != 0) {
-      out.error = fmt::format("verify: {} reads differ from the data pattern", r.verify_errors);
-    }
+    out.verify_mismatches = r.verify_errors;  // reads that differ from the data pattern
   }
   if (hooks.ios_done != nullptr) hooks.ios_done->fetch_add(r.reads + r.writes);
   return out;

@@ -23,9 +23,21 @@ constexpr std::uint32_t block_threads = 256;
 constexpr std::uint32_t hist_slots = 64;
 /// SSDs counted per block in shared memory (the GPU backends' limit).
 constexpr std::uint32_t counted_ssds = 64;
-/// Counters in device memory: reads, writes, errors, verified, verify errors, start stamp.
-enum counter : std::uint32_t { c_reads, c_writes, c_errors, c_verified, c_bad, c_start, c_ssd = 8 };
-constexpr std::uint32_t counter_words = c_ssd + counted_ssds;
+/// Status codes counted (SCT < 8, SC < 256: SCT << 8 | SC).
+constexpr std::uint32_t status_codes = 8 * 256;
+/// Counters in device memory: reads, writes, errors, verified, verify errors, start stamp, I/Os
+/// per SSD, failed commands per status code.
+enum counter : std::uint32_t {
+  c_reads,
+  c_writes,
+  c_errors,
+  c_verified,
+  c_bad,
+  c_start,
+  c_ssd = 8,
+  c_status = c_ssd + counted_ssds
+};
+constexpr std::uint32_t counter_words = c_status + status_codes;
 constexpr std::uint64_t page = 4096;
 
 /// Bytes between two threads' buffers: a power of two up to a page (a buffer never crosses a
@@ -151,6 +163,18 @@ __device__ nvme::prp_pair slot_prps(const kernel_args& a, std::uint64_t slot) {
 /// Thread t with a.outstanding commands in flight: submits up to that many (each on its own
 /// buffer slot), then waits for them newest first (even threads) or from a rotating start (odd
 /// threads), so completions are taken in every order.
+/// After a timeout: waits up to `timeout_ns` for the queue to let go of the command ID (its late
+/// completion claimed, or the queue reset); false when it still holds it.
+template <class Queue>
+__device__ bool released(const Queue& q, std::uint16_t cid, std::uint64_t timeout_ns) {
+  const std::uint64_t deadline = now_ns() + timeout_ns;
+  while (q.abandoned(cid)) {
+    if (now_ns() >= deadline) return false;
+    __nanosleep(1000);
+  }
+  return true;
+}
+
 template <class QueueSet>
 __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s, io_stream& stream,
                         std::uint32_t t, std::uint64_t my, std::uint64_t start, std::uint32_t unit,
@@ -159,7 +183,8 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
   const std::uint32_t depth = a.outstanding;
   const std::uint64_t lba_size = std::uint64_t{1} << v.lba_shift();
   const auto nlb = static_cast<std::uint32_t>(a.w.io_size >> v.lba_shift());
-  for (std::uint64_t i = 0; i < my && time_left(a, start); i += depth) {
+  bool stop = false;
+  for (std::uint64_t i = 0; i < my && !stop && time_left(a, start); i += depth) {
     const auto n = static_cast<std::uint32_t>(my - i < depth ? my - i : depth);
     std::uint16_t cids[max_gpu_outstanding];
     std::uint64_t lbas[max_gpu_outstanding], t0[max_gpu_outstanding];
@@ -182,8 +207,14 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
     for (std::uint32_t k = 0; k < n; ++k) {
       const std::uint32_t j = t % 2 == 0 ? n - 1 - k : (t / 2 + i / depth + k) % n;
       const nvme::completion c = v.queue(ssds[j], queue).wait_for(cids[j], a.timeout_ns);
-      if (!c.status().ok()) {
+      const nvme::status st = c.status();
+      if (!st.ok()) {
         ++errors;
+        dev_ref<std::uint64_t>(a.counters[c_status + (st.code() % status_codes)])
+            .fetch_add(1, relaxed);
+        constexpr nvme::status timed_out = nvme::sc::host_timeout;
+        if (st == timed_out && !released(v.queue(ssds[j], queue), c.cid, a.timeout_ns))
+          stop = true;  // the controller may still write into that buffer: this thread stops
         continue;
       }
       if constexpr (requires { v.after_read(0u); }) {
@@ -244,8 +275,14 @@ __global__ void __launch_bounds__(block_threads) emulated_kernel(QueueSet v, ker
       const std::uint64_t t0 = now_ns();
       const nvme::completion c = block_io(v, ssd, queue, !r.read, lba, nlb, prp, a.timeout_ns);
       const std::uint64_t t1 = now_ns();
-      if (!c.status().ok()) {
+      const nvme::status st = c.status();
+      if (!st.ok()) {
         ++errors;
+        dev_ref<std::uint64_t>(a.counters[c_status + (st.code() % status_codes)])
+            .fetch_add(1, relaxed);
+        constexpr nvme::status timed_out = nvme::sc::host_timeout;
+        if (st == timed_out && !released(v.queue(ssd, queue), c.cid, a.timeout_ns))
+          break;  // the controller may still write into the buffer: this thread stops
         continue;
       }
       s.lat[r.read ? 0 : 1].add_atomic<cuda::thread_scope_block>(t1 - t0);
@@ -485,6 +522,10 @@ struct gpu_io_runner::impl {
     r.verify_errors = c[c_bad];
     const std::uint32_t n = std::min(p.w.ssd_count, counted_ssds);
     r.per_ssd.assign(c + c_ssd, c + c_ssd + n);
+    for (std::uint32_t code = 0; code < status_codes; ++code) {
+      if (c[c_status + code] != 0)
+        r.errors_by_code[static_cast<std::uint16_t>(code)] = c[c_status + code];
+    }
     r.kernel_s = double(ms) * 1e-3;
     return r;
   }

@@ -6,6 +6,7 @@
 // histograms, merged into a few global ones and then on the host; kernel time from CUDA events.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,7 +28,10 @@ struct gpu_io_params {
   std::uint64_t ios = 0;          ///< total I/Os (thread t does ios/threads, +1 for t < rest)
   std::uint64_t duration_ns = 0;  ///< 0: no time limit; else each thread stops after it
   bool verify = false;            ///< fill writes with, and check reads against, the pattern
-  std::uint64_t timeout_ns = 10'000'000'000;            ///< per command (emulated): then an error
+  /// Per command (emulated; command_timeout_ns): then an error (sc::host_timeout). A thread
+  /// whose command timed out goes on once the queue let go of the command's ID (its buffer is
+  /// safe to reuse), waiting at most another timeout; else it stops.
+  std::uint64_t timeout_ns = 30'000'000'000;
   gpu_queue_mapping mapping = gpu_queue_mapping::warp;  ///< emulated: SSD and queue of a thread
   /// emulated: commands each thread keeps in flight (1 .. max_gpu_outstanding): it submits that
   /// many, then waits for them in an order of its own (newest first, or from a rotating start)
@@ -40,6 +44,7 @@ inline constexpr std::uint32_t max_gpu_outstanding = 8;
 struct gpu_io_result {
   latency_histogram read_lat{}, write_lat{};
   std::uint64_t reads = 0, writes = 0, errors = 0;
+  std::map<std::uint16_t, std::uint64_t> errors_by_code;  ///< failed commands, SCT << 8 | SC
   std::uint64_t verified = 0, verify_errors = 0;
   std::vector<std::uint64_t> per_ssd;  ///< I/Os completed per SSD, counted by the threads
   double kernel_s = 0;                 ///< CUDA events around the kernel

@@ -37,7 +37,12 @@ run_result host_backend::run(const run_config& c, const run_hooks& hooks) {
     ctrl_stats.push_back({{"completions", s.completions},
                           {"errors", s.errors},
                           {"doorbell_reads", s.doorbell_reads},
-                          {"invalid_doorbells", s.invalid_doorbells}});
+                          {"invalid_doorbells", s.invalid_doorbells},
+                          {"injected_errors", s.injected_errors},
+                          {"injected_delays", s.injected_delays},
+                          {"injected_drops", s.injected_drops},
+                          {"aborted", s.aborted},
+                          {"aborted_by_sq_deletion", s.aborted_by_sq_deletion}});
   }
   out.tool_stats["controllers"] = ctrl_stats;
   return out;

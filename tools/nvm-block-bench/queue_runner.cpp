@@ -8,6 +8,7 @@
 #include <chrono>
 #include <deque>
 #include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -62,6 +63,18 @@ struct thread_result : thread_tally {
   std::vector<std::uint64_t> per_ssd;
 };
 
+/// DMA memory of threads that ended while a controller could still write into it (a command
+/// that timed out and whose late completion was never claimed): kept until the queue pairs are
+/// deleted, after which no controller moves data for them.
+struct memory_graveyard {
+  std::mutex mutex;
+  std::vector<std::vector<slot_memory>> kept;
+  void keep(std::vector<slot_memory> m) {
+    std::lock_guard lock(mutex);
+    kept.push_back(std::move(m));
+  }
+};
+
 /// One phase (fill or measured run) of all threads.
 struct phase {
   std::uint32_t threads = 1;
@@ -72,6 +85,8 @@ struct phase {
   std::uint64_t limit = 0;  ///< I/Os over all threads; 0 = none
   double duration_s = 0;    ///< 0 = none
   bool verify = false;
+  std::uint64_t timeout_ns = 0;  ///< per command (command_timeout_ns)
+  memory_graveyard* graveyard = nullptr;
   std::atomic<std::uint64_t>* progress = nullptr;
   /// next(thread, ticket, per-thread index) -> request
   std::function<io_request(std::uint32_t, std::uint64_t, std::uint64_t, io_stream&)> next;
@@ -105,6 +120,9 @@ std::vector<thread_result> run_phase(
       };
       std::vector<slot_state> slots(ph.outstanding);
       std::deque<std::uint32_t> fifo;
+      // Slots whose command timed out: the controller may still complete it and move data into
+      // the slot, so it is reused only once the queue no longer holds the command's ID for it.
+      std::vector<std::uint32_t> quarantined;
 
       auto issue = [&](std::uint32_t s) -> bool {
         std::uint64_t ticket = 0;
@@ -124,6 +142,21 @@ std::vector<thread_result> run_phase(
         fifo.push_back(s);
         return true;
       };
+      /// Issues again the quarantined slots the queue has let go of; true if any was.
+      auto release = [&]() {
+        bool any = false;
+        for (std::size_t k = 0; k < quarantined.size();) {
+          const std::uint32_t s = quarantined[k];
+          if (slots[s].q.abandoned(slots[s].cid)) {
+            ++k;
+            continue;
+          }
+          quarantined.erase(quarantined.begin() + static_cast<std::ptrdiff_t>(k));
+          any = true;
+          issue(s);
+        }
+        return any;
+      };
 
       gate.arrive();
       gate.wait_start();
@@ -136,15 +169,17 @@ std::vector<thread_result> run_phase(
         const std::uint32_t s = fifo.front();
         fifo.pop_front();
         slot_state& st = slots[s];
-        const nvme::completion cqe = st.q.wait(st.cid);
+        const nvme::completion cqe = st.q.wait_for(st.cid, ph.timeout_ns);
         const std::uint64_t end = now_ns();
         direction_result& d = st.req.read ? res.read : res.write;
-        if (!cqe.status().ok()) {
-          ++res.errors;
-          ++d.drop_ios;
-          if (res.error.empty()) {
-            res.error = fmt::format("I/O failed: {}", nvme::describe(cqe.status()));
-          }
+        const nvme::status status = cqe.status();
+        if (!status.ok()) {
+          const bool timeout = status == nvme::sc::host_timeout;
+          res.io_failed(
+              d, std::string(nvme::status_name(status)), timeout,
+              fmt::format("{} of SSD {} at byte {} failed: {}", st.req.read ? "read" : "write",
+                          st.req.ssd, st.req.offset, nvme::describe(status)));
+          if (timeout) quarantined.push_back(s);
         } else {
           d.lat.add(end - st.submit_ns);
           ++d.ios;
@@ -158,8 +193,17 @@ std::vector<thread_result> run_phase(
         }
         res.end_ns = end;
         if (ph.progress) ph.progress->fetch_add(1, std::memory_order_relaxed);
-        issue(s);
+        if (!quarantined.empty()) release();
+        if (status != nvme::sc::host_timeout) issue(s);
+        // Only quarantined slots left: wait for the queue to let go of them, at most another
+        // timeout; what is still held then is given up (the thread ends, bounded).
+        if (fifo.empty() && !quarantined.empty()) {
+          const std::uint64_t deadline = now_ns() + ph.timeout_ns;
+          while (!release() && now_ns() < deadline)
+            std::this_thread::yield();
+        }
       }
+      if (!quarantined.empty() && ph.graveyard != nullptr) ph.graveyard->keep(std::move(mem));
     } catch (const std::exception& e) {
       res.error = e.what();
       gate.arrive();
@@ -176,6 +220,8 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
                               const std::vector<queue_ssd>& ssds) {
   const workload_config& w = c.workload;
   const std::uint32_t n = c.storage.ssd_count;
+  // Memory a late completion could still write into outlives the queue pairs.
+  memory_graveyard graveyard;
   // Queue pairs: pairs_per_ssd per SSD, thread t uses pair t % pairs_per_ssd of each SSD.
   std::vector<std::vector<io_queue_pair>> pairs(n);
   std::vector<std::vector<queue_pair_ref<Doorbell>>> refs(n);
@@ -199,6 +245,8 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
     fill.lba_size = c.storage.lba_size;
     fill.ssd_count = n;
     fill.limit = (c.dataset() / w.io_size) * n;
+    fill.timeout_ns = command_timeout_ns(c);
+    fill.graveyard = &graveyard;
     fill.params = params;
     fill.next = [n, io = w.io_size](std::uint32_t, std::uint64_t ticket, std::uint64_t,
                                     io_stream&) {
@@ -207,6 +255,7 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
     const auto t0 = now_ns();
     for (const thread_result& r : run_phase(fill, refs, ssds, c.queues.pairs_per_ssd)) {
       if (!r.error.empty()) throw std::runtime_error("verify fill: " + r.error);
+      if (!r.first_io_error.empty()) throw std::runtime_error("verify fill: " + r.first_io_error);
     }
     stats["verify_fill_s"] = double(now_ns() - t0) / 1e9;
   }
@@ -225,6 +274,8 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
   ph.limit = w.ios;
   ph.duration_s = w.duration_s;
   ph.verify = hooks.verify;
+  ph.timeout_ns = command_timeout_ns(c);
+  ph.graveyard = &graveyard;
   ph.progress = hooks.ios_done;
   ph.params = params;
   ph.next = [](std::uint32_t, std::uint64_t, std::uint64_t i, io_stream& s) { return s.next(i); };
@@ -261,7 +312,9 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
   }
   stats["queues"] = qs;
   stats["doorbell_writes_per_command"] = submitted ? double(doorbells) / double(submitted) : 0.0;
-  if (hooks.verify) add_verify_stats(stats, out.error, verified);
+  stats["timeout_ns"] = ph.timeout_ns;
+  if (hooks.verify) add_verify_stats(stats, out, verified);
+  stats.update(out.tool_stats);  // merge_tallies' first_io_error
   out.tool_stats = stats;
   return out;
 }

@@ -190,9 +190,8 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
           const auto s = static_cast<std::uint32_t>(io_uring_cqe_get_data64(cqe));
           const int r = cqe->res;
           if (r < 0) {
-            ++res.errors;
-            ++res.read.drop_ios;
-            if (res.error.empty()) res.error = fmt::format("read failed: {}", std::strerror(-r));
+            res.io_failed(res.read, std::strerror(-r), false,
+                          fmt::format("read failed: {}", std::strerror(-r)));
             --inflight;
             continue;
           }
@@ -229,7 +228,7 @@ run_result uring_backend::run(const run_config& c, const run_hooks& hooks) {
       {"direct", c.uring.direct}, {"registered_buffers", c.uring.registered_buffers},
       {"gpu_copy", gpu_copy_},    {"page_cache", !c.uring.direct},
       {"file_created", created_}, {"file_bytes", file_bytes_}};
-  if (hooks.verify) add_verify_stats(out.tool_stats, out.error, verified);
+  if (hooks.verify) add_verify_stats(out.tool_stats, out, verified);
   return out;
 }
 

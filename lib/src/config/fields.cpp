@@ -12,6 +12,7 @@
 #include "bam/cache/cache_config.hpp"
 #include "bam/config/config_io.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/nvme/names.hpp"
 #include "bam/queue/queue_state.hpp"
 
 namespace bam {
@@ -287,11 +288,159 @@ field model_field(std::string key, model_spec& ref, std::string doc) {
 constexpr std::uint64_t max_bytes = std::uint64_t{1} << 50;
 constexpr std::uint64_t u64_max = std::numeric_limits<std::uint64_t>::max();
 
+// ---- faults (issue 14): storage.faults.*, storage.faults_per_ssd, queues.timeout_ms ---------
+
+constexpr std::uint64_t max_delay_us = 3'600'000'000;  // an hour
+constexpr std::uint32_t max_timeout_ms = 3'600'000;    // an hour
+
+nvme::status status_of_code(std::uint16_t code) {
+  return nvme::status{static_cast<std::uint8_t>(code >> 8), static_cast<std::uint8_t>(code)};
+}
+
+/// An injected error status: a status name as bamkit prints it (nvme::status_name; any case,
+/// '_' for ' ') or the number SCT << 8 | SC. A controller's status: not success, not one of
+/// bamkit's own host-side codes. Written back as the name when the status has one.
+field status_field(std::string key, std::uint16_t& ref, std::string doc) {
+  std::string allowed =
+      "a status name as bamkit prints it (case and _ for space ignored, e.g. \"Unrecovered Read "
+      "Error\") or SCT*256+SC in [1, 2047]; not success, not bamkit's own host codes";
+  return field{key,
+               "status",
+               allowed,
+               std::move(doc),
+               [&ref] {
+                 const nvme::status st = status_of_code(ref);
+                 const std::string_view name = nvme::status_name(st);
+                 const auto back = nvme::status_from_name(name);
+                 if (back && *back == st) return nlohmann::json(std::string(name));
+                 return nlohmann::json(ref);
+               },
+               [&ref, key, allowed](const nlohmann::json& v) {
+                 std::uint16_t code = 0;
+                 if (v.is_string()) {
+                   const auto st = nvme::status_from_name(v.get<std::string>());
+                   if (!st) {
+                     throw config_error(key, fmt::format("{} is not a status name, allowed {}",
+                                                         v.dump(), allowed));
+                   }
+                   code = st->code();
+                 } else if (v.is_number_integer()) {
+                   code = static_cast<std::uint16_t>(uint_in_range(key, v, 1, 0x7ff, allowed));
+                 } else {
+                   wrong_type(key, "a status name or number", v);
+                 }
+                 const nvme::status st = status_of_code(code);
+                 if (st.ok() || st == nvme::sc::host_timeout || st == nvme::sc::host_queue_failed) {
+                   throw config_error(key, fmt::format("{} ({}) is not allowed, allowed {}",
+                                                       v.dump(), nvme::status_name(st), allowed));
+                 }
+                 ref = code;
+               }};
+}
+
+/// The keys of one faults object (storage.faults, an entry of storage.faults_per_ssd) under
+/// `prefix`, bound to `f`.
+std::vector<field> fault_fields(const std::string& prefix, fault_settings& f) {
+  std::vector<field> out;
+  out.push_back(number_field(prefix + ".error_fraction", f.error_fraction, 0.0, 1.0,
+                             "emulated SSDs: fraction of I/O commands that complete with "
+                             "error_status and move no data"));
+  out.push_back(status_field(prefix + ".error_status", f.error_status,
+                             "emulated SSDs: the status of an injected error"));
+  out.push_back(number_field(prefix + ".delay_fraction", f.delay_fraction, 0.0, 1.0,
+                             "emulated SSDs: fraction of I/O commands that complete delay_us "
+                             "late (the commands behind them are not held up)"));
+  out.push_back(uint_field(prefix + ".delay_us", f.delay_us, 0, max_delay_us,
+                           "emulated SSDs: how late a delayed command completes, us"));
+  out.push_back(number_field(prefix + ".drop_fraction", f.drop_fraction, 0.0, 1.0,
+                             "emulated SSDs: fraction of I/O commands never completed (their "
+                             "waits time out: queues.timeout_ms)"));
+  out.push_back(uint_field(prefix + ".seed", f.seed, 0, u64_max,
+                           "emulated SSDs: seed of the faults (a command's fate is a function of "
+                           "the seed, its queue and its position in the queue)"));
+  return out;
+}
+
+/// What storage.faults_per_ssd's entries may give, and how a given key is copied.
+struct fault_override_key {
+  const char* leaf;
+  bool (*given)(const fault_overrides&);
+  void (*take)(fault_overrides&, const fault_settings&);
+};
+constexpr fault_override_key fault_override_keys[] = {
+    {"error_fraction", [](const fault_overrides& o) { return o.error_fraction.has_value(); },
+     [](fault_overrides& o, const fault_settings& f) { o.error_fraction = f.error_fraction; }},
+    {"error_status", [](const fault_overrides& o) { return o.error_status.has_value(); },
+     [](fault_overrides& o, const fault_settings& f) { o.error_status = f.error_status; }},
+    {"delay_fraction", [](const fault_overrides& o) { return o.delay_fraction.has_value(); },
+     [](fault_overrides& o, const fault_settings& f) { o.delay_fraction = f.delay_fraction; }},
+    {"delay_us", [](const fault_overrides& o) { return o.delay_us.has_value(); },
+     [](fault_overrides& o, const fault_settings& f) { o.delay_us = f.delay_us; }},
+    {"drop_fraction", [](const fault_overrides& o) { return o.drop_fraction.has_value(); },
+     [](fault_overrides& o, const fault_settings& f) { o.drop_fraction = f.drop_fraction; }},
+    {"seed", [](const fault_overrides& o) { return o.seed.has_value(); },
+     [](fault_overrides& o, const fault_settings& f) { o.seed = f.seed; }},
+};
+
+/// storage.faults_per_ssd: a list of objects with storage.faults' keys, each checked by the same
+/// field as storage.faults' (errors name e.g. storage.faults_per_ssd[1].drop_fraction).
+field fault_list_field(std::string key, std::vector<fault_overrides>& ref, std::string doc) {
+  std::string leaves;
+  for (const fault_override_key& k : fault_override_keys)
+    leaves += fmt::format("{}{}", leaves.empty() ? "" : ", ", k.leaf);
+  std::string allowed = fmt::format("list of objects with any of {}", leaves);
+  return field{key,
+               "fault list",
+               allowed,
+               std::move(doc),
+               [&ref, key] {
+                 nlohmann::json out = nlohmann::json::array();
+                 for (const fault_overrides& o : ref) {
+                   fault_settings given = o.over({});
+                   nlohmann::json entry = nlohmann::json::object();
+                   for (const field& f : fault_fields(key, given)) {
+                     for (const fault_override_key& k : fault_override_keys) {
+                       if (f.key == key + "." + k.leaf && k.given(o)) entry[k.leaf] = f.get();
+                     }
+                   }
+                   out.push_back(std::move(entry));
+                 }
+                 return out;
+               },
+               [&ref, key, leaves](const nlohmann::json& v) {
+                 if (!v.is_array()) wrong_type(key, "an array of objects", v);
+                 std::vector<fault_overrides> out;
+                 for (std::size_t i = 0; i < v.size(); ++i) {
+                   const std::string at = fmt::format("{}[{}]", key, i);
+                   if (!v[i].is_object()) wrong_type(at, "an object", v[i]);
+                   fault_settings scratch;
+                   const std::vector<field> fs = fault_fields(at, scratch);
+                   fault_overrides o;
+                   for (const auto& [leaf, value] : v[i].items()) {
+                     const fault_override_key* k = nullptr;
+                     for (const fault_override_key& c : fault_override_keys)
+                       k = leaf == c.leaf ? &c : k;
+                     if (k == nullptr) {
+                       throw config_error(at + "." + leaf,
+                                          fmt::format("unknown key, allowed {}", leaves));
+                     }
+                     for (const field& f : fs)
+                       if (f.key == at + "." + leaf) f.set(value);
+                     k->take(o, scratch);
+                   }
+                   out.push_back(o);
+                 }
+                 ref = std::move(out);
+               }};
+}
+
+// ---- end of faults ---------------------------------------------------------------------------
+
 }  // namespace
 
 std::vector<std::string> sections() {
-  return {"storage", "storage.media", "queues",      "cache", "workload",
-          "report",  "uring",         "cache_bench", "gpu"};
+  return {"storage", "storage.media", "queues", "cache",         "workload", "report",
+          "uring",   "cache_bench",   "gpu",    "storage.faults"};  // faults (issue 14)
 }
 
 std::vector<field> fields_of(run_config& c) {
@@ -326,10 +475,24 @@ std::vector<field> fields_of(run_config& c) {
                          "possible with the controller on the GPU: an upper bound); other "
                          "backends: hardware"));
   // ---- end storage.protocol ----
+  // faults (issue 14): every SSD's, then per SSD over them.
+  for (field& x : fault_fields("storage.faults", s.faults))
+    f.push_back(std::move(x));
+  f.push_back(fault_list_field(
+      "storage.faults_per_ssd", s.faults_per_ssd,
+      "emulated SSDs: faults per SSD, one object per SSD (storage.ssd_count of them) whose keys "
+      "replace storage.faults' for that SSD ([]: storage.faults for every SSD)"));
+  // end of faults
   f.push_back(uint_field("queues.pairs_per_ssd", c.queues.pairs_per_ssd, 1, max_io_queue_pairs,
                          "I/O queue pairs per SSD"));
   f.push_back(uint_field("queues.depth", c.queues.depth, min_queue_entries, max_queue_entries,
                          "entries per submission/completion queue"));
+  // faults (issue 14)
+  f.push_back(uint_field("queues.timeout_ms", c.queues.timeout_ms, 0, max_timeout_ms,
+                         "per-command timeout of every wait, ms: a command not completed by "
+                         "then counts as a timeout (0: automatic, 30000 without faults, 1000 + "
+                         "the longest storage.faults delay with them)"));
+  // end of faults
   f.push_back(pow2_uint_field("cache.line_size", c.cache.line_size, min_line_bytes, max_line_bytes,
                               "cache line size in bytes, a multiple of storage.lba_size"));
   f.push_back(uint_field("cache.capacity", c.cache.capacity, min_line_bytes, max_bytes,

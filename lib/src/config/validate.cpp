@@ -103,6 +103,8 @@ void validate(const run_config& c) {
       break;
   }
 
+  validate_faults(c);  // faults (issue 14)
+
   if (s.nvme_ordering_read == "on" && s.backend != backend_kind::nvme) {
     throw config_error("storage.nvme_ordering_read",
                        fmt::format("\"on\" is not allowed with backend \"{}\", allowed auto|off "

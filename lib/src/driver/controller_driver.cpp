@@ -1,9 +1,10 @@
 // Host controller driver: bring-up (reset, admin queue, CC/CSTS handshake, Identify, Number of
-// Queues), admin commands, I/O queue pair creation, shutdown.
+// Queues), admin commands, Abort, I/O queue pair creation, deletion and recreation, shutdown.
 #include "bam/driver/controller_driver.hpp"
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -76,6 +77,27 @@ std::uint16_t driver_core::allocate_qid() {
     }
   }
   fail(fmt::format("all {} I/O queue pairs are in use", info.io_queue_pairs));
+}
+
+void driver_core::create_queues(std::uint16_t qid, std::uint32_t entries, std::uint64_t sq_bus,
+                                std::uint64_t cq_bus) {
+  admin_checked(nvme::create_io_cq(qid, entries, cq_bus, true), "Create I/O Completion Queue");
+  try {
+    admin_checked(nvme::create_io_sq(qid, entries, qid, sq_bus, true),
+                  "Create I/O Submission Queue");
+  } catch (...) {
+    admin_submit(nvme::delete_io_cq(qid));
+    throw;
+  }
+}
+
+void driver_core::delete_queues(std::uint16_t qid) {
+  const nvme::completion s = admin_submit(nvme::delete_io_sq(qid));
+  const nvme::completion q = admin_submit(nvme::delete_io_cq(qid));
+  if (!s.status().ok())
+    fail(fmt::format("Delete I/O Submission Queue {} failed: {}", qid, nvme::describe(s.status())));
+  if (!q.status().ok())
+    fail(fmt::format("Delete I/O Completion Queue {} failed: {}", qid, nvme::describe(q.status())));
 }
 
 void driver_core::release_qid(std::uint16_t qid) {
@@ -195,6 +217,12 @@ nvme::completion controller_driver::admin(const nvme::command& cmd) {
   return core_->admin_submit(cmd);
 }
 
+bool controller_driver::abort(std::uint16_t sqid, std::uint16_t cid) {
+  if (!core_->live.load()) fail("Abort after shutdown");
+  const nvme::completion c = core_->admin_submit(nvme::abort(sqid, cid));
+  return c.status().ok() && !nvme::decode::abort_not_aborted(c.dw0);
+}
+
 nvme::completion controller_driver::admin_checked(const nvme::command& cmd, const char* what) {
   if (!core_->live.load()) fail("admin command after shutdown");
   return core_->admin_checked(cmd, what);
@@ -218,15 +246,7 @@ io_queue_pair controller_driver::create_io_queue_pair(std::uint32_t entries, dma
     fail("queue ring memory is not contiguous in bus addresses (PRP-list queues: not supported)");
   const std::uint16_t qid = c.allocate_qid();
   try {
-    c.admin_checked(nvme::create_io_cq(qid, entries, p.cq_.bus_address(), true),
-                    "Create I/O Completion Queue");
-    try {
-      c.admin_checked(nvme::create_io_sq(qid, entries, qid, p.sq_.bus_address(), true),
-                      "Create I/O Submission Queue");
-    } catch (...) {
-      c.admin_submit(nvme::delete_io_cq(qid));
-      throw;
-    }
+    c.create_queues(qid, entries, p.sq_.bus_address(), p.cq_.bus_address());
   } catch (...) {
     c.release_qid(qid);
     throw;
@@ -243,6 +263,8 @@ io_queue_pair controller_driver::create_io_queue_pair(std::uint32_t entries, dma
   p.qid_ = qid;
   p.entries_ = entries;
   p.core_ = core_;
+  p.live_ = true;
+  p.host_rings_ = &rings == c.alloc;
   return p;
 }
 
@@ -279,8 +301,11 @@ io_queue_pair& io_queue_pair::operator=(io_queue_pair&& o) noexcept {
     queue_ = std::move(o.queue_);
     qid_ = o.qid_;
     entries_ = o.entries_;
+    live_ = o.live_;
+    host_rings_ = o.host_rings_;
     o.qid_ = 0;
     o.entries_ = 0;
+    o.live_ = false;
   }
   return *this;
 }
@@ -299,23 +324,51 @@ void io_queue_pair::destroy() {
   queue_.reset();
   const std::uint16_t qid = qid_;
   qid_ = 0;
-  if (core->live.load()) {
-    // Delete SQ then CQ before the rings go back to the allocator.
-    const nvme::completion s = core->admin_submit(nvme::delete_io_sq(qid));
-    const nvme::completion q = core->admin_submit(nvme::delete_io_cq(qid));
+  const bool queues = live_;
+  live_ = false;
+  if (!core->live.load()) {
+    sq_.reset();
+    cq_.reset();
+    return;
+  }
+  // Delete SQ then CQ (unless a recovery left them deleted) before the rings go back to the
+  // allocator; the ID and the rings are given back either way.
+  try {
+    if (queues) core->delete_queues(qid);
+  } catch (...) {
     core->release_qid(qid);
     sq_.reset();
     cq_.reset();
-    if (!s.status().ok())
-      fail(fmt::format("Delete I/O Submission Queue {} failed: {}", qid,
-                       nvme::describe(s.status())));
-    if (!q.status().ok())
-      fail(fmt::format("Delete I/O Completion Queue {} failed: {}", qid,
-                       nvme::describe(q.status())));
-    return;
+    throw;
   }
+  core->release_qid(qid);
   sq_.reset();
   cq_.reset();
+}
+
+void io_queue_pair::delete_queues() {
+  if (!core_) throw std::logic_error("io_queue_pair: delete_queues on an empty pair");
+  if (!live_) throw std::logic_error("io_queue_pair: delete_queues: the queues are deleted");
+  if (!core_->live.load()) fail("delete_queues after shutdown");
+  live_ = false;
+  core_->delete_queues(qid_);
+}
+
+void io_queue_pair::create_queues() {
+  if (!core_) throw std::logic_error("io_queue_pair: create_queues on an empty pair");
+  if (live_) throw std::logic_error("io_queue_pair: create_queues: the queues exist");
+  if (!core_->live.load()) fail("create_queues after shutdown");
+  if (host_rings_) {
+    std::memset(sq_.as<std::uint8_t>(), 0, std::size_t{entries_} * sizeof(nvme::command));
+    std::memset(cq_.as<std::uint8_t>(), 0, std::size_t{entries_} * sizeof(nvme::completion));
+  }
+  core_->create_queues(qid_, entries_, sq_.bus_address(), cq_.bus_address());
+  live_ = true;
+}
+
+void io_queue_pair::recreate() {
+  delete_queues();
+  create_queues();
 }
 
 }  // namespace bam

@@ -26,6 +26,12 @@ struct driver_core {
 
   nvme::completion admin_submit(const nvme::command& cmd);
   nvme::completion admin_checked(const nvme::command& cmd, const char* what);
+  /// Create I/O CQ then SQ `qid` over the rings at these bus addresses (the CQ is deleted again
+  /// when the SQ fails); throws std::runtime_error naming the failed command.
+  void create_queues(std::uint16_t qid, std::uint32_t entries, std::uint64_t sq_bus,
+                     std::uint64_t cq_bus);
+  /// Delete I/O SQ then CQ `qid` (both are sent); throws naming the first that failed.
+  void delete_queues(std::uint16_t qid);
   std::uint16_t allocate_qid();
   void release_qid(std::uint16_t qid);
 };

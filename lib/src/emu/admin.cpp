@@ -3,6 +3,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bam/nvme/commands.hpp"
 #include "controller_impl.hpp"
 
 namespace bam::emu {
@@ -57,6 +58,8 @@ admin_result emulated_controller::impl::execute_admin(const nvme::command& cmd) 
       return delete_sq(cmd);
     case admin_opcode::delete_io_cq:
       return delete_cq(cmd);
+    case admin_opcode::abort:
+      return abort(cmd);
     default:
       return {sc::invalid_opcode, 0};
   }
@@ -210,6 +213,7 @@ admin_result emulated_controller::impl::create_sq(const nvme::command& cmd) {
   q->st.qid = qid;
   q->st.cqid = cqid;
   q->cq = cqs[cqid].get();
+  q->fault_queue = opts.fault_queue_base + qid - 1u;
   bar.write32(nvme::reg::sq_tail_doorbell(qid, opts.doorbell_stride), 0);
   ++q->cq->attached_sqs;
   if (sqs.size() <= qid) sqs.resize(qid + 1u);
@@ -229,11 +233,56 @@ admin_result emulated_controller::impl::delete_sq(const nvme::command& cmd) {
     worker_state& w = *workers[q->cq->worker];
     std::lock_guard lock(w.mutex);
     w.sqs.erase(std::find(w.sqs.begin(), w.sqs.end(), q));
+    // Every command submitted to the SQ and not completed is completed now, before the delete
+    // itself: those still in the SQ and those held by fault injection. Once the delete has
+    // completed, nothing of this queue moves data or posts a completion any more.
+    auto finish = [&](const nvme::command& c, nvme::status st) {
+      if (!post_now(*q, c, st)) {
+        discarded_completions.fetch_add(1, std::memory_order_relaxed);
+      } else if (st == sc::aborted_sq_deletion) {
+        aborted_by_sq_deletion.fetch_add(1, std::memory_order_relaxed);
+      }
+    };
+    nvme::command c;
+    while (q->st.fetch(c)) {
+      io_commands[c.opcode].fetch_add(1, std::memory_order_relaxed);
+      finish(c, sc::aborted_sq_deletion);
+    }
+    for (const auto& [due, h] : q->held) {
+      const bool aborted_already = !h.execute && due != never_due;  // waiting for CQ room
+      finish(h.cmd, aborted_already ? h.status : sc::aborted_sq_deletion);
+    }
+    q->held.clear();
+    drain_counters(q->cq->st);
   }
   drain_counters(q->st);
   --q->cq->attached_sqs;
   sqs[qid].reset();
   return {sc::success, 0};
+}
+
+admin_result emulated_controller::impl::abort(const nvme::command& cmd) {
+  constexpr std::uint32_t not_aborted = 1;
+  const std::uint16_t sqid = nvme::decode::abort_sqid(cmd);
+  const std::uint16_t cid = nvme::decode::abort_cid(cmd);
+  // The admin queue's commands are served at once, and an unknown SQ holds nothing.
+  if (sqid == 0 || sqid >= sqs.size() || !sqs[sqid]) return {sc::success, not_aborted};
+  io_sq& q = *sqs[sqid];
+  std::lock_guard lock(workers[q.cq->worker]->mutex);
+  // Only a held command can be aborted: one the worker has not executed (delayed or dropped).
+  // Commands still in the SQ are fetched and run normally; finished ones are gone.
+  for (auto it = q.held.begin(); it != q.held.end(); ++it) {
+    const held_command& h = it->second;
+    if (h.cmd.cid != cid || !(h.execute || it->first == never_due)) continue;
+    const nvme::command aborted_cmd = h.cmd;
+    q.held.erase(it);
+    if (!post_now(q, aborted_cmd, sc::abort_requested)) {  // a full CQ: posted when room
+      q.held.emplace(0, held_command{aborted_cmd, false, sc::abort_requested});
+    }
+    aborted.fetch_add(1, std::memory_order_relaxed);
+    return {sc::success, 0};
+  }
+  return {sc::success, not_aborted};
 }
 
 admin_result emulated_controller::impl::delete_cq(const nvme::command& cmd) {

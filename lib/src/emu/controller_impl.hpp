@@ -3,6 +3,8 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -11,6 +13,7 @@
 #include "bam/bar.hpp"
 #include "bam/emu/dma_window.hpp"
 #include "bam/emu/emulated_controller.hpp"
+#include "bam/emu/fault_injection.hpp"
 #include "bam/emu/host_media.hpp"
 #include "bam/emu/nvm_processor.hpp"
 #include "bam/emu/queue_state.hpp"
@@ -24,9 +27,25 @@ struct io_cq {
   std::uint32_t attached_sqs = 0;  ///< control thread only
 };
 
+/// A command fetched from an SQ and not completed yet: delayed or dropped by fault injection,
+/// or aborted while its CQ was full.
+struct held_command {
+  nvme::command cmd;
+  bool execute = false;  ///< when due: run it (a delayed command), else post `status`
+  nvme::status status = nvme::sc::success;
+};
+
+/// Due time of a command that is never due (a dropped one).
+inline constexpr std::uint64_t never_due = std::numeric_limits<std::uint64_t>::max();
+
 struct io_sq {
   sq_state st;
   io_cq* cq = nullptr;
+  std::uint64_t fetched = 0;      ///< commands fetched since creation: the fault key's position
+  std::uint32_t fault_queue = 0;  ///< the fault key's queue (fault_queue_base + qid - 1)
+  /// Held commands by due time (steady clock ns; never_due: dropped). Guarded like `st`: its
+  /// worker, or the control thread under the worker's mutex (Abort, Delete I/O SQ).
+  std::multimap<std::uint64_t, held_command> held;
 };
 
 struct worker_state {
@@ -64,6 +83,7 @@ struct emulated_controller::impl {
   host_media media;
   host_dma dma{&window};
   std::uint32_t lba_log2 = 9;
+  fault_plan faults;  ///< opts.faults as thresholds; read by workers
 
   // ---- control thread state
   bool en_seen = false;  ///< CC.EN as last seen
@@ -92,6 +112,12 @@ struct emulated_controller::impl {
   std::atomic<std::uint64_t> errors{0};
   std::atomic<std::uint64_t> doorbell_reads{0};
   std::atomic<std::uint64_t> invalid_doorbells{0};
+  std::atomic<std::uint64_t> injected_errors{0};
+  std::atomic<std::uint64_t> injected_delays{0};
+  std::atomic<std::uint64_t> injected_drops{0};
+  std::atomic<std::uint64_t> aborted{0};
+  std::atomic<std::uint64_t> aborted_by_sq_deletion{0};
+  std::atomic<std::uint64_t> discarded_completions{0};
 
   void start();
   void stop();
@@ -124,11 +150,19 @@ struct emulated_controller::impl {
   admin_result create_sq(const nvme::command& cmd);
   admin_result delete_sq(const nvme::command& cmd);
   admin_result delete_cq(const nvme::command& cmd);
+  admin_result abort(const nvme::command& cmd);
+  /// Posts `st` for `cmd` on `q`'s CQ (the caller holds its worker's mutex); false when the CQ
+  /// is full.
+  bool post_now(io_sq& q, const nvme::command& cmd, nvme::status st);
   nvme::status to_host(const nvme::command& cmd, const void* data, std::uint64_t bytes);
   void drop_io_queues();
 
   // workers (worker.cpp)
   void run_worker(worker_state& w);
+  /// Fetches up to `burst` commands of `q` and decides each one's fate.
+  bool serve_sq(io_sq& q);
+  /// Completes the held commands of `q` that are due at `now`, while its CQ has room.
+  bool post_due(io_sq& q, std::uint64_t now);
 };
 
 }  // namespace bam::emu

@@ -36,6 +36,12 @@ void validate(const controller_options& o) {
   if (o.namespace_lbas == 0) bad("namespace_lbas must be > 0");
   if (o.mdts > 15) bad("mdts > 15");
   if (o.worker_threads < 1) bad("worker_threads must be >= 1");
+  const fault_config& f = o.faults;
+  for (double x : {f.error_fraction, f.delay_fraction, f.drop_fraction})
+    if (!(x >= 0 && x <= 1)) bad("fault fractions must be in [0, 1]");
+  if (f.error_fraction + f.delay_fraction + f.drop_fraction > 1)
+    bad("fault fractions must sum to at most 1");
+  if (f.error_fraction > 0 && f.error_status.ok()) bad("the injected error status is success");
 }
 }  // namespace
 
@@ -53,7 +59,8 @@ void idle_backoff::wait() {
 emulated_controller::impl::impl(controller_options o)
     : opts((validate(o), std::move(o))),
       media(opts.media, opts.media_path, opts.namespace_lbas * opts.lba_size),
-      lba_log2(static_cast<std::uint32_t>(std::countr_zero(opts.lba_size))) {
+      lba_log2(static_cast<std::uint32_t>(std::countr_zero(opts.lba_size))),
+      faults(make_fault_plan(opts.faults)) {
   const std::uint64_t bytes = bar_size_for(opts.max_io_queue_pairs, opts.doorbell_stride);
   const std::uint64_t alloc = (bytes + 4095) / 4096 * 4096;
   regs = static_cast<std::uint32_t*>(std::aligned_alloc(4096, alloc));
@@ -251,6 +258,12 @@ controller_stats emulated_controller::stats() const {
   s.errors = impl_->errors.load(std::memory_order_relaxed);
   s.doorbell_reads = impl_->doorbell_reads.load(std::memory_order_relaxed);
   s.invalid_doorbells = impl_->invalid_doorbells.load(std::memory_order_relaxed);
+  s.injected_errors = impl_->injected_errors.load(std::memory_order_relaxed);
+  s.injected_delays = impl_->injected_delays.load(std::memory_order_relaxed);
+  s.injected_drops = impl_->injected_drops.load(std::memory_order_relaxed);
+  s.aborted = impl_->aborted.load(std::memory_order_relaxed);
+  s.aborted_by_sq_deletion = impl_->aborted_by_sq_deletion.load(std::memory_order_relaxed);
+  s.discarded_completions = impl_->discarded_completions.load(std::memory_order_relaxed);
   return s;
 }
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "bam/config/cli.hpp"
+#include "bam/harness/exit_status.hpp"
 
 namespace bam {
 namespace {
@@ -342,20 +343,36 @@ int write_reports(const tool_spec& spec, const run_config& cfg,
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "{}: {}\n", spec.name, e.what());
-    return 1;
+    return exit_run_failed;
   }
-  return 0;
+  return exit_ok;
 }
 
-/// 0, or 1 after naming every failed run.
+/// exit_ok; exit_run_failed after naming every run that could not be done; else
+/// exit_io_errors after naming every point whose I/Os failed (errors, timeouts, verify
+/// mismatches).
 int exit_status(const tool_spec& spec, const sweep_result& sweep) {
   bool failed = false;
-  for (const point_result& p : sweep.points) {
-    if (p.result.error.empty()) continue;
-    fmt::print(stderr, "{}: run failed: {}\n", spec.name, p.result.error);
-    failed = true;
+  bool io_failed = false;
+  for (std::size_t i = 0; i < sweep.points.size(); ++i) {
+    const run_result& r = sweep.points[i].result;
+    const std::string point =
+        sweep.points.size() > 1 ? fmt::format(" (point {})", i + 1) : std::string();
+    if (!r.error.empty()) {
+      fmt::print(stderr, "{}: run failed{}: {}\n", spec.name, point, r.error);
+      failed = true;
+    } else if (r.io_failed()) {
+      std::string by_status;
+      for (const auto& [status, n] : r.errors_by_status)
+        by_status += fmt::format("{}{}: {}", by_status.empty() ? "" : ", ", status, n);
+      fmt::print(stderr, "{}: I/O failed{}: {} errors ({} timeouts){}, {} verify mismatches\n",
+                 spec.name, point, r.errors, r.timeouts,
+                 by_status.empty() ? "" : " [" + by_status + "]", r.verify_mismatches);
+      io_failed = true;
+    }
   }
-  return failed ? 1 : 0;
+  if (failed) return exit_run_failed;
+  return io_failed ? exit_io_errors : exit_ok;
 }
 
 }  // namespace
@@ -413,7 +430,7 @@ int run_bench_tool(const tool_spec& spec, int argc, char** argv) {
     const sweep_result sweep = run_points(spec, cmd, points);
     const std::vector<report_inputs> ins = report_inputs_of(spec, points, sweep);
     if (write_reports(spec, cmd.config, ins, ins.size() > 1 || cmd.repeat > 1, cmd.text) != 0) {
-      return 1;
+      return exit_run_failed;
     }
     return exit_status(spec, sweep);
   } catch (const config_error& e) {
@@ -421,7 +438,7 @@ int run_bench_tool(const tool_spec& spec, int argc, char** argv) {
     return config_error_exit;
   } catch (const backend_open_error& e) {
     fmt::print(stderr, "{}: cannot open backend: {}\n", spec.name, e.what());
-    return 1;
+    return exit_run_failed;
   }
 }
 

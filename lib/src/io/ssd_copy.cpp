@@ -51,11 +51,11 @@ void check_range(const ssd_copy_options& o, std::uint64_t start_lba, std::uint64
 
 template <class Doorbell>
 void run_io(const queue_pair_ref<Doorbell>& q, nvme::command cmd, const char* what,
-            std::uint64_t slba) {
-  const nvme::completion c = q.submit_and_wait(cmd);
+            std::uint64_t slba, std::uint64_t timeout_ns) {
+  const nvme::completion c = q.submit_and_wait(cmd, timeout_ns);
   if (!c.status().ok()) {
-    throw std::runtime_error(
-        fmt::format("{} at LBA {} failed: {}", what, slba, nvme::describe(c.status())));
+    throw ssd_io_error(
+        fmt::format("{} at LBA {} failed: {}", what, slba, nvme::describe(c.status())), c.status());
   }
 }
 
@@ -87,7 +87,7 @@ ssd_copy_result write_file_to_ssd(const queue_pair_ref<Doorbell>& q, dma_allocat
     std::memset(buf.data() + n, 0, padded - n);
     const std::uint64_t slba = start_lba + done / opts.lba_size;
     const auto nlb = static_cast<std::uint32_t>(padded / opts.lba_size);
-    run_io(q, nvme::write(opts.nsid, slba, nlb, buf.prps(padded)), "write", slba);
+    run_io(q, nvme::write(opts.nsid, slba, nlb, buf.prps(padded)), "write", slba, opts.timeout_ns);
     r.padding_bytes += padded - n;
     r.lbas += nlb;
     ++r.commands;
@@ -113,7 +113,7 @@ ssd_copy_result read_ssd_to_file(const queue_pair_ref<Doorbell>& q, dma_allocato
     const std::uint64_t padded = (n + opts.lba_size - 1) / opts.lba_size * opts.lba_size;
     const std::uint64_t slba = start_lba + done / opts.lba_size;
     const auto nlb = static_cast<std::uint32_t>(padded / opts.lba_size);
-    run_io(q, nvme::read(opts.nsid, slba, nlb, buf.prps(padded)), "read", slba);
+    run_io(q, nvme::read(opts.nsid, slba, nlb, buf.prps(padded)), "read", slba, opts.timeout_ns);
     if (std::fwrite(buf.data(), 1, n, f.get()) != n) {
       throw std::runtime_error(fmt::format("write {}: {}", path, std::strerror(errno)));
     }

@@ -1,6 +1,7 @@
 // Names of NVMe status codes and opcodes (NVM Express Base 2.0, NVM Command Set 1.0).
 #include "bam/nvme/names.hpp"
 
+#include <cctype>
 #include <cstddef>
 #include <ostream>
 
@@ -139,6 +140,32 @@ std::string_view status_name(status s) {
       break;
   }
   return name.empty() ? std::string_view{"Unknown status"} : name;
+}
+
+std::optional<status> status_from_name(std::string_view name) {
+  auto same = [](std::string_view spelled, std::string_view official) {
+    if (spelled.size() != official.size()) return false;
+    for (std::size_t i = 0; i < spelled.size(); ++i) {
+      const char a = spelled[i] == '_' ? ' ' : spelled[i];
+      if (std::tolower(static_cast<unsigned char>(a)) !=
+          std::tolower(static_cast<unsigned char>(official[i])))
+        return false;
+    }
+    return true;
+  };
+  auto find = [&](const auto& table, status_type type) -> std::optional<status> {
+    for (const code_name& e : table) {
+      if (same(name, e.name)) return status{static_cast<std::uint8_t>(type), e.code};
+    }
+    return std::nullopt;
+  };
+  for (auto found : {find(generic_names, status_type::generic),
+                     find(command_specific_names, status_type::command_specific),
+                     find(media_names, status_type::media), find(path_names, status_type::path),
+                     find(vendor_names, status_type::vendor)}) {
+    if (found) return found;
+  }
+  return std::nullopt;
 }
 
 std::string describe(status s) {

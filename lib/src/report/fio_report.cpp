@@ -5,6 +5,7 @@
 #include <fmt/ostream.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -77,6 +78,24 @@ nlohmann::json fio_direction(const direction_result& d) {
 
 namespace {
 
+/// fio's job "error" (an errno): 0; 1 when the run failed; EIO when I/Os failed or timed out;
+/// EILSEQ (fio's verify error) when only data read back differed.
+int fio_error(const run_result& r) {
+  if (!r.error.empty()) return 1;
+  if (r.errors != 0 || r.timeouts != 0) return EIO;
+  if (r.verify_mismatches != 0) return EILSEQ;
+  return 0;
+}
+
+/// `bamkit.io_errors`: what went wrong with the run's I/Os.
+nlohmann::json io_errors_of(const run_result& r) {
+  return {{"errors", r.errors},
+          {"timeouts", r.timeouts},
+          {"verify_mismatches", r.verify_mismatches},
+          {"by_status", r.errors_by_status},
+          {"io_failed", r.io_failed()}};
+}
+
 nlohmann::json job_of(const report_inputs& in) {
   const run_config& c = *in.config;
   const run_result& r = *in.result;
@@ -99,7 +118,7 @@ nlohmann::json job_of(const report_inputs& in) {
   nlohmann::json job;
   job["jobname"] = in.tool;
   job["groupid"] = 0;
-  job["error"] = r.error.empty() ? 0 : 1;
+  job["error"] = fio_error(r);
   job["elapsed"] = r.runtime_ns / 1'000'000'000;
   job["job options"] = options;
   job["read"] = fio_direction(r.read);
@@ -120,6 +139,7 @@ nlohmann::json bamkit_of(const report_inputs& in) {
   bamkit["stats"] = r.tool_stats;
   bamkit["stats"]["per_ssd_ios"] = r.per_ssd_ios;
   bamkit["stats"]["errors"] = r.errors;
+  bamkit["io_errors"] = io_errors_of(r);
   bamkit["runtime_ns"] = r.runtime_ns;
   bamkit["iops"] = r.iops();
   if (in.repeats > 1) {
@@ -179,7 +199,7 @@ nlohmann::json fio_jsonplus_multi(const std::vector<report_inputs>& ins) {
 std::string csv_header() {
   return "tool,backend,model,ssd_count,pairs,depth,threads,outstanding,io_size,op,pattern,ios,"
          "runtime_s,iops,bw_MBps,lat_p50_us,lat_p99_us,lat_p99.9_us,lat_max_us,errors,commit,"
-         "date,repeats,iops_min,iops_max";
+         "date,repeats,iops_min,iops_max,timeouts,verify_mismatches,errors_by_status";
 }
 
 std::string csv_header(const report_inputs& in) {
@@ -211,6 +231,11 @@ std::string csv_row(const report_inputs& in) {
       runtime_s, r.iops(), mbps, double(p[0]) / 1e3, double(p[1]) / 1e3, double(p[2]) / 1e3,
       double(lat.max) / 1e3, r.errors, in.machine ? in.machine->git_commit : git_commit(),
       in.machine ? in.machine->date : iso8601_now(), in.repeats, iops_min, iops_max);
+  // Statuses as "name=count" joined by ';' (names hold no ',' or ';').
+  std::string by_status;
+  for (const auto& [status, n] : r.errors_by_status)
+    by_status += fmt::format("{}{}={}", by_status.empty() ? "" : ";", status, n);
+  row += fmt::format(",{},{},{}", r.timeouts, r.verify_mismatches, by_status);
   for (const auto& [name, value] : in.extra_columns)
     row += "," + value;
   return row;
@@ -259,6 +284,13 @@ void print_summary(std::ostream& os, const report_inputs& in) {
   dir("trim", r.trim);
   fmt::print(os, "  total: {} IOs, {:.0f} IOPS, {:.1f} MB/s, errors {}\n", r.total_ios(), r.iops(),
              r.runtime_ns ? double(r.total_bytes()) * 1e3 / double(r.runtime_ns) : 0.0, r.errors);
+  if (r.io_failed()) {
+    std::string by_status;
+    for (const auto& [status, n] : r.errors_by_status)
+      by_status += fmt::format("{}{} {}", by_status.empty() ? "" : ", ", n, status);
+    fmt::print(os, "  I/O FAILED: {} errors ({} timeouts){}, {} verify mismatches\n", r.errors,
+               r.timeouts, by_status.empty() ? "" : ": " + by_status, r.verify_mismatches);
+  }
   if (!r.error.empty()) fmt::print(os, "  ERROR: {}\n", r.error);
 }
 

@@ -66,6 +66,7 @@ cache_config dataset::cache_config_of(const run_config& c) const {
   cc.line_bytes = static_cast<std::uint32_t>(c.cache.line_size);
   cc.slots = c.cache.capacity / c.cache.line_size;
   cc.lines = lines(cc.line_bytes);
+  cc.io_timeout_ns = command_timeout_ns(c);  // queues.timeout_ms
   return cc;
 }
 

@@ -35,14 +35,13 @@ constexpr std::uint64_t page = 4096;
 /// Staging buffer of the queue route: written a chunk at a time.
 constexpr std::uint64_t staging_bytes = std::uint64_t{64} << 20;
 constexpr std::uint64_t staging_pieces = staging_bytes / stripe_bytes + 1;
-constexpr std::uint64_t write_timeout_ns = 30'000'000'000ull;
 
 /// Thread i writes piece i (a stripe unit's share at most: 16 pages, one PRP list page), over the
 /// context's queue set (its protocol).
 template <class QueueSet>
 __global__ void write_pieces_kernel(QueueSet set, const piece_command* cmds, std::uint32_t n,
                                     const std::byte* staging, std::uint64_t* lists,
-                                    unsigned long long* failed) {
+                                    unsigned long long* failed, std::uint64_t timeout_ns) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const piece_command c = cmds[i];
@@ -57,7 +56,7 @@ __global__ void write_pieces_kernel(QueueSet set, const piece_command* cmds, std
       },
       prp);
   const nvme::completion done =
-      block_io(set, c.ssd, i % set.queues_per_ssd(), true, c.lba, c.nlb, prp, write_timeout_ns);
+      block_io(set, c.ssd, i % set.queues_per_ssd(), true, c.lba, c.nlb, prp, timeout_ns);
   if (!done.status().ok()) atomicAdd(failed, 1ull);
 }
 
@@ -212,7 +211,7 @@ write_result basic_gpu_context<P>::write_through_queues(const region& r, const v
       const auto count = static_cast<std::uint32_t>(cmds.size());
       write_pieces_kernel<queue_set_type><<<(count + 127) / 128, 128, 0, s>>>(
           drives_->template ref_for<P>(), st.cmds, count, st.data.template as<std::byte>(),
-          st.lists.template as<std::uint64_t>(), st.failed);
+          st.lists.template as<std::uint64_t>(), st.failed, command_timeout_ns(config()));
       cuda_check(cudaGetLastError(), "gpu_context: write kernel");
       unsigned long long failed = 0;
       cuda_check(cudaMemcpyAsync(&failed, st.failed, sizeof failed, cudaMemcpyDeviceToHost, s),

@@ -93,9 +93,6 @@ std::unique_ptr<host_context::controllers> open_controllers(const run_config& c)
   return out;
 }
 
-/// Timeout of each NVMe command of a region write or a manifest read or write.
-constexpr std::uint64_t region_io_timeout_ns = 30'000'000'000ull;
-
 /// Dataset bytes [offset, offset + bytes) as NVMe commands: the stripe-unit pieces, split at
 /// `most` bytes (the SSDs' MDTS; a multiple of the LBA size).
 std::vector<stripe_piece> command_pieces(std::uint64_t offset, std::uint64_t bytes,
@@ -114,14 +111,15 @@ std::vector<stripe_piece> command_pieces(std::uint64_t offset, std::uint64_t byt
 }
 
 /// One NVMe write or read of piece `p` (padded to whole LBAs) from or into `buf`, through
-/// queue `q` of its SSD. std::runtime_error naming what failed.
+/// queue `q` of its SSD, waiting up to `timeout_ns` (command_timeout_ns). std::runtime_error
+/// naming what failed.
 void piece_io(const host_queue_set& set, std::uint32_t q, bool write, const stripe_piece& p,
-              const dma_chunk& buf) {
+              const dma_chunk& buf, std::uint64_t timeout_ns) {
   const std::uint32_t lba = set.lba_bytes();
   const std::uint64_t padded = round_up(p.bytes, lba);
-  const nvme::completion c = block_io(set, p.ssd, q, write, p.ssd_offset >> set.lba_shift(),
-                                      static_cast<std::uint32_t>(padded >> set.lba_shift()),
-                                      buf.prps(padded), region_io_timeout_ns);
+  const nvme::completion c =
+      block_io(set, p.ssd, q, write, p.ssd_offset >> set.lba_shift(),
+               static_cast<std::uint32_t>(padded >> set.lba_shift()), buf.prps(padded), timeout_ns);
   if (!c.status().ok()) {
     throw std::runtime_error(
         fmt::format("{} of {} B at LBA {} of SSD {} failed: {}", write ? "write" : "read", padded,
@@ -131,25 +129,24 @@ void piece_io(const host_queue_set& set, std::uint32_t q, bool write, const stri
 
 /// Writes piece `p` of `src` (its bytes at src + range_offset; the last LBA padded with zeros).
 void write_piece(const host_queue_set& set, std::uint32_t q, const stripe_piece& p,
-                 const std::byte* src, const dma_chunk& buf) {
+                 const std::byte* src, const dma_chunk& buf, std::uint64_t timeout_ns) {
   const std::uint32_t lba = set.lba_bytes();
   std::memcpy(buf.data(), src + p.range_offset, p.bytes);
   std::memset(buf.data() + p.bytes, 0, round_up(p.bytes, lba) - p.bytes);
-  piece_io(set, q, true, p, buf);
+  piece_io(set, q, true, p, buf, timeout_ns);
 }
 
 /// Reads piece `p` into dst + range_offset.
 void read_piece(const host_queue_set& set, std::uint32_t q, const stripe_piece& p, std::byte* dst,
-                const dma_chunk& buf) {
-  piece_io(set, q, false, p, buf);
+                const dma_chunk& buf, std::uint64_t timeout_ns) {
+  piece_io(set, q, false, p, buf, timeout_ns);
   std::memcpy(dst + p.range_offset, buf.data(), p.bytes);
 }
 
 /// An NVMe Flush of every SSD of the set (what the writes before it wrote is durable after).
-void flush_ssds(const host_queue_set& set) {
+void flush_ssds(const host_queue_set& set, std::uint64_t timeout_ns) {
   for (std::uint32_t d = 0; d < set.ssds(); ++d) {
-    const nvme::completion c =
-        set.queue(d, 0).submit_and_wait(nvme::flush(1), region_io_timeout_ns);
+    const nvme::completion c = set.queue(d, 0).submit_and_wait(nvme::flush(1), timeout_ns);
     if (!c.status().ok()) {
       throw std::runtime_error(
           fmt::format("flush of SSD {} failed: {}", d, nvme::describe(c.status())));
@@ -189,6 +186,7 @@ write_result host_context::write_data(const region& r, const void* data, std::ui
         "write_region \"{}\": route media: host_context writes through the SSDs' queues", r.name));
   }
   const host_queue_set set = ctrls_->table->ref();
+  const std::uint64_t timeout = command_timeout_ns(config());
   const std::vector<stripe_piece> pieces =
       command_pieces(r.offset, bytes, set.ssds(), command_bytes());
   const auto* src = static_cast<const std::byte*>(data);
@@ -207,7 +205,7 @@ write_result host_context::write_data(const region& r, const void* data, std::ui
     pool.emplace_back([&, w] {
       try {
         for (std::size_t i; !failed && (i = next.fetch_add(1)) < pieces.size();)
-          write_piece(set, w % set.queues_per_ssd(), pieces[i], src, bufs[w]);
+          write_piece(set, w % set.queues_per_ssd(), pieces[i], src, bufs[w], timeout);
       } catch (const std::exception& e) {
         std::lock_guard lock(error_mu);
         if (error.empty()) error = e.what();
@@ -218,7 +216,7 @@ write_result host_context::write_data(const region& r, const void* data, std::ui
   for (std::thread& t : pool)
     t.join();
   if (failed) throw std::runtime_error(fmt::format("write_region \"{}\": {}", r.name, error));
-  flush_ssds(set);
+  flush_ssds(set, timeout);
   write_result out;
   out.region = r.name;
   out.bytes = bytes;
@@ -231,9 +229,10 @@ std::uint64_t host_context::store_manifest(const std::vector<std::byte>& m) {
   const host_queue_set set = ctrls_->table->ref();
   const std::vector<stripe_piece> pieces = command_pieces(0, m.size(), set.ssds(), command_bytes());
   const dma_chunk buf(ctrls_->shared_memory(), stripe_bytes);
+  const std::uint64_t timeout = command_timeout_ns(config());
   for (const stripe_piece& p : pieces)
-    write_piece(set, 0, p, m.data(), buf);
-  flush_ssds(set);
+    write_piece(set, 0, p, m.data(), buf, timeout);
+  flush_ssds(set, timeout);
   return pieces.size() + set.ssds();
 }
 
@@ -242,7 +241,7 @@ std::vector<std::byte> host_context::fetch_manifest() {
   std::vector<std::byte> m(manifest_bytes);
   const dma_chunk buf(ctrls_->shared_memory(), stripe_bytes);
   for (const stripe_piece& p : command_pieces(0, manifest_bytes, set.ssds(), command_bytes()))
-    read_piece(set, 0, p, m.data(), buf);
+    read_piece(set, 0, p, m.data(), buf, command_timeout_ns(config()));
   return m;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "bam/emu/dma_window.hpp"
+#include "bam/emu/faults_of_config.hpp"
 
 namespace bam {
 namespace {
@@ -53,6 +54,8 @@ host_controllers::host_controllers(const run_config& c) {
     o.mdts = emulated_mdts;
     o.worker_threads = 1;
     o.serial = fmt::format("BAMHOST{:04}", i);
+    o.faults = emu::fault_config_of(c, i);
+    o.fault_queue_base = i * c.queues.pairs_per_ssd;  // the GPU engine's queue numbers
     if (c.storage.media.kind == media_kind::file) {
       o.media = emu::media_kind::file;
       o.media_path = n == 1 ? c.storage.media.path : fmt::format("{}.{}", c.storage.media.path, i);

@@ -58,6 +58,10 @@ void validate(const run_config& c);
 /// (storage.ssd_count), each an existing character device, no path twice. config_error naming
 /// storage.device_paths otherwise. Every tool inherits them through validate().
 void validate_device_paths(const storage_config& s);
+/// The fault checks across keys (part of validate): storage.faults_per_ssd has one entry per
+/// SSD or none; each SSD's fractions sum to at most 1; a delay has a length; faults only with
+/// backends whose SSDs are emulated (host, emulated). config_error naming the key otherwise.
+void validate_faults(const run_config& c);
 /// Checks the config against what the opened backend reports.
 void validate_against(const run_config& c, const backend_caps& caps);
 /// Checks that report.json and report.csv can be written, so that a bad path is found before a

@@ -3,6 +3,7 @@
 // derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,49 @@ struct media_config {
   std::string path;                                   ///< for kind=file
   bool operator==(const media_config&) const = default;
 };
+
+// ---- faults (issue 14): storage.faults, storage.faults_per_ssd, queues.timeout_ms ----------
+
+/// Faults an emulated SSD injects into its I/O commands (storage.faults for every SSD,
+/// storage.faults_per_ssd[i] for SSD i): fractions of the commands complete with an error
+/// status, complete late, or never complete. The host emulated controllers and the GPU engine
+/// decide each command's fate the same way (bam/emu/fault_injection.hpp), so a seed means the
+/// same on both.
+struct fault_settings {
+  double error_fraction = 0;           ///< complete with error_status, moving no data
+  std::uint16_t error_status = 0x281;  ///< SCT << 8 | SC; 0x281: Unrecovered Read Error
+  double delay_fraction = 0;           ///< complete delay_us later
+  std::uint64_t delay_us = 0;
+  double drop_fraction = 0;  ///< never complete (until aborted or the queue is deleted)
+  std::uint64_t seed = 0;
+  /// Whether any command is faulted.
+  bool any() const { return error_fraction > 0 || delay_fraction > 0 || drop_fraction > 0; }
+  bool operator==(const fault_settings&) const = default;
+};
+
+/// One entry of storage.faults_per_ssd: the keys it gives replace storage.faults' for its SSD;
+/// the others are storage.faults'.
+struct fault_overrides {
+  std::optional<double> error_fraction;
+  std::optional<std::uint16_t> error_status;
+  std::optional<double> delay_fraction;
+  std::optional<std::uint64_t> delay_us;
+  std::optional<double> drop_fraction;
+  std::optional<std::uint64_t> seed;
+  /// `base` with the keys given here replaced.
+  fault_settings over(fault_settings base) const {
+    if (error_fraction) base.error_fraction = *error_fraction;
+    if (error_status) base.error_status = *error_status;
+    if (delay_fraction) base.delay_fraction = *delay_fraction;
+    if (delay_us) base.delay_us = *delay_us;
+    if (drop_fraction) base.drop_fraction = *drop_fraction;
+    if (seed) base.seed = *seed;
+    return base;
+  }
+  bool operator==(const fault_overrides&) const = default;
+};
+
+// ---- end of faults -----------------------------------------------------------------------
 
 struct storage_config {
   backend_kind backend = backend_kind::host;
@@ -35,12 +79,17 @@ struct storage_config {
   /// protocol or has no NVMe queues: hardware only.
   storage_protocol protocol = storage_protocol::hardware;
   // ---- end storage.protocol ---------------------------------------------------------------
+  // faults (issue 14)
+  fault_settings faults{};                      ///< every SSD's, unless faults_per_ssd is given
+  std::vector<fault_overrides> faults_per_ssd;  ///< empty, or one per SSD (over `faults`)
   bool operator==(const storage_config&) const = default;
 };
 
 struct queues_config {
   std::uint32_t pairs_per_ssd = 1;
   std::uint32_t depth = 256;  ///< entries per SQ and CQ
+  /// Per-command timeout of every wait, ms; 0: automatic (command_timeout_ns). Issue 14.
+  std::uint32_t timeout_ms = 0;
   bool operator==(const queues_config&) const = default;
 };
 
@@ -132,6 +181,19 @@ struct run_config {
 /// Whether the nvme backend's GPU path issues the ordering read (storage.nvme_ordering_read
 /// resolved: "auto" is on exactly for backend nvme). Host-mode I/O never needs it.
 bool nvme_ordering_read_enabled(const run_config& c);
+
+// ---- faults (issue 14) ----------------------------------------------------------------------
+/// The faults SSD `ssd` injects: storage.faults, with storage.faults_per_ssd[ssd]'s keys over it
+/// when that list is given.
+fault_settings faults_of(const storage_config& s, std::uint32_t ssd);
+/// Whether any SSD injects faults.
+bool faults_enabled(const storage_config& s);
+/// The per-command timeout every wait of a run uses, in ns (queues.timeout_ms resolved, the one
+/// place it is): timeout_ms when set; otherwise 30 s without faults (Linux's NVMe I/O timeout)
+/// and, with faults, 1 s plus the longest injected delay, so that a dropped command times out
+/// and a delayed one does not.
+std::uint64_t command_timeout_ns(const run_config& c);
+// ---- end of faults ---------------------------------------------------------------------------
 
 /// log2 of storage.lba_size (the one place it is computed; kernels take it from their queue set).
 std::uint32_t lba_shift_of(const storage_config& s);

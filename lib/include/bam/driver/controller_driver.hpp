@@ -1,7 +1,8 @@
 // bam/driver/controller_driver.hpp: API. The host controller driver: brings an NVMe controller
 // up through its registers (reset, admin queue, CC/CSTS handshake), identifies it, and creates
-// and deletes I/O queue pairs. Written against bar_ref + dma_allocator only, so the same code
-// drives an emulated controller and a real one mapped through the kernel module.
+// and deletes I/O queue pairs; aborts commands and deletes and recreates a queue pair (the
+// recovery of a queue whose command timed out). Written against bar_ref + dma_allocator only, so
+// the same code drives an emulated controller and a real one mapped through the kernel module.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -46,6 +47,14 @@ class controller_driver {
   /// addresses (std::runtime_error otherwise). The pair's host queue_pair points at these rings:
   /// use its ref() only when the host can dereference them.
   io_queue_pair create_io_queue_pair(std::uint32_t entries, dma_allocator& rings);
+
+  /// Abort (admin opcode 0x08) of command `cid` on I/O submission queue `sqid`: true when the
+  /// controller aborted it (its completion, status Command Abort Requested, is posted on its CQ
+  /// by the time this returns on the host emulated controller; a real controller may post it
+  /// later), false when it did not (Abort DW0 bit 0 set: not found, already completed, or
+  /// running) or refused the Abort (e.g. Abort Command Limit Exceeded). Thread-safe, like every
+  /// admin command of the driver. Throws std::runtime_error after shutdown.
+  bool abort(std::uint16_t sqid, std::uint16_t cid);
 
   /// Submits an admin command and waits for its completion (any status).
   nvme::completion admin(const nvme::command& cmd);

@@ -37,6 +37,28 @@ class io_queue_pair {
   /// rings. No command may be outstanding. Nothing is sent once the driver shut down.
   void destroy();
 
+  // ---- queue recovery: the same queue ID, size and rings, deleted and created again --------
+
+  /// Deletes the SQ, then the CQ, through the admin queue; keeps the rings, the queue ID and
+  /// the host bookkeeping (queue()). The controller completes every command it still holds for
+  /// the SQ before the SQ's deletion completes (status Command Aborted due to SQ Deletion,
+  /// posted on the CQ, whose entries stay readable in the ring): once this returns, the
+  /// controller moves no data and posts no completion for this queue pair. Threads may still
+  /// wait on the queue meanwhile, but none may submit. Thread-safe with the driver's other admin
+  /// commands. Throws std::runtime_error naming the failed command and its status, or after the
+  /// driver shut down.
+  void delete_queues();
+  /// Zeroes both rings (pairs whose rings came from the driver's allocator; with a `rings`
+  /// allocator the caller zeroes the CQ ring first) and creates the CQ, then the SQ, again with
+  /// the same ID, size and memory, so the refs handed out stay valid. The owner resets the host
+  /// bookkeeping before threads use the queue again. Requires delete_queues() first
+  /// (std::logic_error otherwise); throws std::runtime_error like delete_queues().
+  void create_queues();
+  /// delete_queues(), then create_queues().
+  void recreate();
+  /// False between delete_queues() and create_queues().
+  bool queues_live() const { return live_; }
+
  private:
   friend class controller_driver;
   std::shared_ptr<detail::driver_core> core_;
@@ -44,6 +66,8 @@ class io_queue_pair {
   std::unique_ptr<queue_pair> queue_;
   std::uint16_t qid_ = 0;
   std::uint32_t entries_ = 0;
+  bool live_ = false;        ///< the controller has the SQ and CQ
+  bool host_rings_ = false;  ///< the rings came from the driver's allocator (host-addressable)
 };
 
 }  // namespace bam

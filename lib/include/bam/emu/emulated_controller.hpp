@@ -1,6 +1,7 @@
 // bam/emu/emulated_controller.hpp: API. A software NVMe controller on the host that speaks the
 // real protocol over a register block in host memory: a control thread (CC/CSTS handshake,
-// shutdown, admin queue) and worker threads serving the I/O queues.
+// shutdown, admin queue) and worker threads serving the I/O queues. Optional fault injection
+// (controller_options::faults); Abort and Delete I/O SQ complete the commands it holds.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -22,6 +23,16 @@ struct controller_stats {
   std::uint64_t errors = 0;                         ///< completions with a non-success status
   std::uint64_t doorbell_reads = 0;                 ///< SQ tail + CQ head doorbell loads
   std::uint64_t invalid_doorbells = 0;              ///< doorbell values >= queue size (ignored)
+  // Fault injection (controller_options::faults) and what ended the commands it held.
+  std::uint64_t injected_errors = 0;  ///< I/O commands completed with the injected error status
+  std::uint64_t injected_delays = 0;  ///< I/O commands held back and completed late
+  std::uint64_t injected_drops = 0;   ///< I/O commands held and never completed on their own
+  std::uint64_t aborted = 0;          ///< held commands completed by an Abort (Abort Requested)
+  /// Commands completed by the deletion of their SQ (Command Aborted due to SQ Deletion): held
+  /// ones and ones still in the SQ.
+  std::uint64_t aborted_by_sq_deletion = 0;
+  /// Completions a full CQ had no room for at an Abort or SQ deletion: discarded.
+  std::uint64_t discarded_completions = 0;
 };
 
 /// Host owner of an emulated controller. Move-only; the threads run on a heap-allocated state,

@@ -22,6 +22,15 @@ struct fault_config {
 
 enum class fault_action : std::uint8_t { none, error, delay, drop };
 
+/// The key a command's fate is decided by: its queue's index (the GPU engine's queue number,
+/// ssd * queues_per_ssd + queue; a host emulated controller's fault_queue_base + qid - 1) and
+/// its position among the commands fetched from that queue since the queue was created. The
+/// GPU engine and the host emulated controllers use the same key, so a seed means the same on
+/// both.
+BAM_HD constexpr std::uint64_t fault_key(std::uint64_t queue, std::uint64_t position) {
+  return (queue << 40) ^ position;
+}
+
 /// A fault_config as integer thresholds on a 64-bit hash (the device form).
 struct fault_plan {
   std::uint64_t drop_below = 0, error_below = 0, delay_below = 0;

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "bam/emu/fault_injection.hpp"
+
 namespace bam::emu {
 
 /// Where the namespace's blocks live.
@@ -26,6 +28,16 @@ struct controller_options {
   std::string firmware = "0.1";
   media_kind media = media_kind::memory;
   std::string media_path;  ///< the file, for media_kind::file (created if missing)
+  /// Faults of the I/O commands (none by default). Each command's fate is decided at fetch by
+  /// fault_plan::decide(fault_key(fault_queue_base + qid - 1, position in its SQ)): an error
+  /// completes at once with faults.error_status and moves no data; a delayed command is
+  /// executed (its data moved) and completed faults.delay_ns later, without holding up the
+  /// commands behind it; a dropped one is never completed, unless an Abort or the deletion of
+  /// its SQ completes it. Admin commands are never faulted.
+  fault_config faults{};
+  /// Index of this controller's first I/O queue in the fault key: ssd * queues per SSD gives
+  /// the queue numbers the GPU engine uses for the same seed.
+  std::uint32_t fault_queue_base = 0;
 };
 
 }  // namespace bam::emu

@@ -39,9 +39,12 @@ struct tool_spec {
   std::function<void(std::ostream&, const report_inputs&)> print_extra;
 };
 
-/// Parses the command line and runs every point. Returns the exit status: 0, 1 (a run failed
-/// or a report could not be written) or config_error_exit (a rejected configuration or a
-/// report.json/report.csv path that cannot be written, before anything ran).
+/// Parses the command line and runs every point. Returns the exit status
+/// (bam/harness/exit_status.hpp): exit_ok; exit_run_failed (a run could not be done: the
+/// backend did not open, a run threw, a report could not be written); exit_invalid_input (a
+/// rejected configuration or a report.json/report.csv path that cannot be written, before
+/// anything ran); exit_io_errors (every run finished and the reports were written, but some
+/// point's run_result::io_failed(): I/O errors, timeouts or verify mismatches).
 int run_bench_tool(const tool_spec& spec, int argc, char** argv);
 
 /// --sweep KEY=V1,V2,...: the key and its values (each JSON or a bare string).

@@ -133,6 +133,14 @@ BAM_HD constexpr command delete_io_cq(std::uint16_t qid) {
   return c;
 }
 
+/// Abort the command `cid` of submission queue `sqid` (CDW10: SQID in [15:0], CID in [31:16]).
+/// The completion's DW0 bit 0 says whether it was aborted (decode::abort_not_aborted).
+BAM_HD constexpr command abort(std::uint16_t sqid, std::uint16_t cid) {
+  command c = detail::make_admin(admin_opcode::abort);
+  c.cdw10 = std::uint32_t{sqid} | (std::uint32_t{cid} << 16);
+  return c;
+}
+
 /// Set Features / Number of Queues: ask for `nsq` I/O SQs and `ncq` I/O CQs (1-based, 1..65535;
 /// 0-based on the wire). The completion's DW0 carries what was allocated (num_queues_allocated).
 BAM_HD constexpr command set_features_num_queues(std::uint32_t nsq, std::uint32_t ncq) {
@@ -186,6 +194,18 @@ BAM_HD constexpr std::uint32_t num_sq_requested(const command& c) {
 }
 BAM_HD constexpr std::uint32_t num_cq_requested(const command& c) {
   return (c.cdw11 >> 16) + 1;
+}
+/// Abort: the submission queue and command ID it names.
+BAM_HD constexpr std::uint16_t abort_sqid(const command& c) {
+  return static_cast<std::uint16_t>(c.cdw10 & 0xffffu);
+}
+BAM_HD constexpr std::uint16_t abort_cid(const command& c) {
+  return static_cast<std::uint16_t>(c.cdw10 >> 16);
+}
+/// Abort completion DW0 bit 0: 0 when the command was aborted, 1 when it was not (not found,
+/// already completed, or past the point of aborting).
+BAM_HD constexpr bool abort_not_aborted(std::uint32_t dw0) {
+  return (dw0 & 1u) != 0;
 }
 /// Number of Queues completion DW0 (0-based NSQA in [15:0], NCQA in [31:16]).
 BAM_HD constexpr std::uint32_t num_queues_dw0(std::uint32_t nsq, std::uint32_t ncq) {

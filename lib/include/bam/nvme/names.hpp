@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,10 @@ namespace bam::nvme {
 /// The specification's name of a status ("Successful Completion", "LBA Out of Range", ...);
 /// "Unknown status" for codes it does not know. DNR and More are ignored.
 std::string_view status_name(status s);
+
+/// The status whose status_name() is `name`, compared ignoring case and with '_' taken for ' '
+/// ("Unrecovered Read Error", "unrecovered_read_error"); nullopt for a name no status has.
+std::optional<status> status_from_name(std::string_view name);
 
 /// Name plus codes, e.g. "LBA Out of Range (sct 0x0, sc 0x80)"; ", dnr" / ", more" are appended
 /// inside the parentheses when those bits are set.

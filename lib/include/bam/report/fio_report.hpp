@@ -36,7 +36,10 @@ struct report_inputs {
 };
 
 /// fio's --output-format=json+ document for one job (its `bamkit` holds the schema version, the
-/// tool, config, machine, ceilings and statistics).
+/// tool, config, machine, ceilings and statistics). The job's fio "error" is an errno: 1 when
+/// the run failed, EIO when I/Os failed or timed out, EILSEQ (fio's verify error) when only data
+/// read back differed; `bamkit.io_errors` holds errors, timeouts, verify_mismatches, by_status
+/// (errors by status name) and io_failed.
 nlohmann::json fio_jsonplus(const report_inputs& in);
 /// One json+ document with a job per input (a sweep: one per point). Each job carries its own
 /// `bamkit` object (config, ceilings, stats, repeat); the top-level `bamkit` holds the schema
@@ -45,7 +48,8 @@ nlohmann::json fio_jsonplus_multi(const std::vector<report_inputs>& ins);
 /// The read/write/trim object of fio's json for one direction.
 nlohmann::json fio_direction(const direction_result& d);
 
-/// The CSV header and one row (no trailing newline).
+/// The CSV header and one row (no trailing newline). The shared columns end with timeouts,
+/// verify_mismatches and errors_by_status ("Status Name=count" joined by ';').
 std::string csv_header();
 /// The header with `in`'s extra columns.
 std::string csv_header(const report_inputs& in);

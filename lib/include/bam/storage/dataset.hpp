@@ -70,7 +70,7 @@ class dataset {
   /// defined).
   std::uint64_t lines(std::uint32_t line_bytes) const;
   /// The cache `c` asks for (cache.line_size, cache.capacity / cache.line_size slots) over
-  /// lines(line_size).
+  /// lines(line_size), its I/O waits bounded by command_timeout_ns(c) (queues.timeout_ms).
   cache_config cache_config_of(const run_config& c) const;
 
   /// Elements of a region: all of them.

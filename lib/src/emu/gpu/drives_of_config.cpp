@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "bam/config/config_io.hpp"
+#include "bam/emu/faults_of_config.hpp"
 #include "bam/emu/timing_presets.hpp"
 
 namespace bam::emu::gpu {
@@ -27,6 +28,7 @@ drives_config drives_config_of(const run_config& c) {
     d.media =
         c.storage.media.kind == bam::media_kind::gpu ? media_kind::device : media_kind::pinned_host;
     d.model = tm;
+    d.faults = fault_config_of(c, i);
     dc.drives.push_back(d);
   }
   dc.queues_per_drive = c.queues.pairs_per_ssd;
