@@ -26,5 +26,8 @@ for tool in memcheck racecheck synccheck initcheck; do
   run "$tool" host_controller_gpu_test 'HostControllerGpu.SanitizerCase*'
   run "$tool" emu_processor_gpu_test '*'
   run "$tool" nvme_gpu_test '*'
+  # Several commands in flight per GPU thread, taken in any order (issue 14): one kernel
+  # against the loopback controller on a host thread.
+  run "$tool" queue_outstanding_gpu_test '*'
 done
 exit $status
