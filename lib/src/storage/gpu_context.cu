@@ -211,7 +211,7 @@ write_result basic_gpu_context<P>::write_through_queues(const region& r, const v
       const auto count = static_cast<std::uint32_t>(cmds.size());
       write_pieces_kernel<queue_set_type><<<(count + 127) / 128, 128, 0, s>>>(
           drives_->template ref_for<P>(), st.cmds, count, st.data.template as<std::byte>(),
-          st.lists.template as<std::uint64_t>(), st.failed, command_timeout_ns(config()));
+          st.lists.template as<std::uint64_t>(), st.failed, command_timeout_ns(this->config()));
       cuda_check(cudaGetLastError(), "gpu_context: write kernel");
       unsigned long long failed = 0;
       cuda_check(cudaMemcpyAsync(&failed, st.failed, sizeof failed, cudaMemcpyDeviceToHost, s),
