@@ -26,6 +26,7 @@ constexpr std::array<const char*, 3> access_mode_names = {"plain", "coalesced", 
 constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
+constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};  // cache errors
 }  // namespace
 
 const char* to_string(backend_kind k) {
@@ -51,6 +52,9 @@ const char* to_string(cache_bench_layout l) {
 }
 const char* to_string(gpu_queue_mapping m) {
   return queue_mapping_names[static_cast<std::size_t>(m)];
+}
+const char* to_string(cache_error_mode m) {
+  return cache_error_names[static_cast<std::size_t>(m)];
 }
 
 namespace detail {
@@ -322,6 +326,13 @@ std::vector<field> fields_of(run_config& c) {
                               "cache line size in bytes, a multiple of storage.lba_size"));
   f.push_back(uint_field("cache.capacity", c.cache.capacity, min_line_bytes, max_bytes,
                          "cache capacity in bytes (a multiple of line_size)"));
+  // ---- cache errors (issue 14) ----
+  f.push_back(enum_field("cache.on_error", c.cache.on_error, cache_error_names,
+                         "an array access whose line cannot be read: flag (counted in the "
+                         "cache's failed accesses, the run reports it; a read gives 0, a write "
+                         "is dropped) or trap (the program stops there: __trap() on the GPU, "
+                         "abort on the host; for debugging)"));
+  // ---- end cache errors ----
   f.push_back(
       uint_field("workload.threads", w.threads, 1, 1u << 25,
                  "client threads (CPU threads for host/uring/cufile, GPU threads on the GPU)"));
