@@ -45,6 +45,7 @@ class host_rig final : public cache_rig {
     cc.line_bytes = s.line_bytes;
     cc.slots = s.slots;
     cc.lines = s.lines;
+    cc.on_error = s.on_error;
     ctx_.build_cache(cc);
     array_ = ctx_.array<std::uint64_t>(data_region, s.elements);
   }
