@@ -1,11 +1,14 @@
 // sum_array: lays n 64-bit numbers out on emulated NVMe SSDs and sums them through a bamkit array
 // (the BaM software cache in front of the SSDs): with CPU threads, and with a GPU kernel where
-// bamkit has CUDA and a GPU is present. Exit status 1 when a sum differs from the plain one.
+// bamkit has CUDA and a GPU is present. Exit status as bamkit's tools: 3 (bam::exit_io_errors)
+// when an access could not read its element (an I/O error or timeout: the cache's error flag),
+// 1 when a sum differs from the plain one, 2 for a bad command line.
 // Usage: sum_array [elements] [--host-only]
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
+#include "bam/harness/exit_status.hpp"
 #include "sum.hpp"
 
 std::vector<std::uint64_t> values(std::uint64_t n) {
@@ -51,11 +54,17 @@ int main(int argc, char** argv) {
     }
   }
   const std::vector<std::uint64_t> v = values(n);
-  bool ok = sum_on_host(v);
+  bool io_failed = false, differs = false;
+  auto note = [&](sum_status s) {
+    io_failed = io_failed || s == sum_status::io_failed;
+    differs = differs || s == sum_status::differs;
+  };
+  note(sum_on_host(v));
 #if SUM_ARRAY_GPU
-  if (gpu) ok = sum_on_gpu(v) && ok;
+  if (gpu) note(sum_on_gpu(v));
 #else
   if (gpu) std::printf("gpu: skipped (bamkit was built without CUDA)\n");
 #endif
-  return ok ? 0 : 1;
+  if (io_failed) return bam::exit_io_errors;
+  return differs ? bam::exit_run_failed : bam::exit_ok;
 }

@@ -18,10 +18,13 @@ std::uint64_t plain_sum(const std::vector<std::uint64_t>& v);
 /// SSDs that hold n 8-byte values: `backend` (host or emulated), 4 SSDs, a cache of 1 MiB.
 bam::run_config ssds_for(std::uint64_t n, bam::backend_kind backend);
 
-/// Lays the numbers out on host-emulated SSDs and sums them with CPU threads through the cache.
-/// True when the sum matches.
-bool sum_on_host(const std::vector<std::uint64_t>& v);
+/// How a sum went: an access that could not read its element makes the sum wrong, and says so
+/// through the cache's error flag (cache::io_failed()).
+enum class sum_status { matches, differs, io_failed };
 
-/// The same on GPU-emulated SSDs, summed by a kernel through the GPU cache. True when the sum
-/// matches, or when there is no GPU (it says it skipped).
-bool sum_on_gpu(const std::vector<std::uint64_t>& v);
+/// Lays the numbers out on host-emulated SSDs and sums them with CPU threads through the cache.
+sum_status sum_on_host(const std::vector<std::uint64_t>& v);
+
+/// The same on GPU-emulated SSDs, summed by a kernel through the GPU cache (matches when there
+/// is no GPU: it says it skipped).
+sum_status sum_on_gpu(const std::vector<std::uint64_t>& v);

@@ -19,11 +19,11 @@ __global__ void sum_kernel(u64_array a, unsigned long long* out) {
   atomicAdd(out, static_cast<unsigned long long>(s));
 }
 
-bool sum_on_gpu(const std::vector<std::uint64_t>& v) {
+sum_status sum_on_gpu(const std::vector<std::uint64_t>& v) {
   std::string why;
   if (!bam::cuda_device_usable(why)) {
     std::printf("gpu: skipped (%s)\n", why.c_str());
-    return true;
+    return sum_status::matches;
   }
   bam::gpu_context ctx(ssds_for(v.size(), bam::backend_kind::emulated));
   ctx.add_region("numbers", v.size() * 8);
@@ -41,14 +41,16 @@ bool sum_on_gpu(const std::vector<std::uint64_t>& v) {
   sum_kernel<<<264, 256, 0, stream>>>(a, out);
   bam::cuda_check(cudaGetLastError(), "sum_kernel");
   bam::cuda_check(cudaStreamSynchronize(stream), "sum_kernel");
-  const bam::cache_stats st = ctx.cache().stats();
+  const bam::cache_stats st = ctx.cache().stats();  // st.io_failed(): the error flag
   ctx.close();
   const unsigned long long sum = *out;
   bam::cuda_check(cudaStreamDestroy(stream), "stream");
   bam::cuda_check(cudaFree(out), "cudaFree");
   const bool ok = sum == plain_sum(v);
   std::printf("gpu: sum of %zu elements %s (%" PRIu64 " lines read from 4 SSDs, %" PRIu64
-              " hits)\n",
-              v.size(), ok ? "matches" : "DIFFERS", st.reads, st.hits);
-  return ok;
+              " hits, %" PRIu64 " accesses failed, %" PRIu64 " I/O errors)\n",
+              v.size(), ok ? "matches" : "DIFFERS", st.reads, st.hits, st.failed_accesses,
+              st.io_errors);
+  if (st.io_failed()) return sum_status::io_failed;
+  return ok ? sum_status::matches : sum_status::differs;
 }

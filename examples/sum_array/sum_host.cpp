@@ -9,7 +9,7 @@
 #include "bam/storage/host_context.hpp"
 #include "sum.hpp"
 
-bool sum_on_host(const std::vector<std::uint64_t>& v) {
+sum_status sum_on_host(const std::vector<std::uint64_t>& v) {
   bam::host_context ctx(ssds_for(v.size(), bam::backend_kind::host));
   ctx.add_region("numbers", v.size() * 8);
   ctx.write_region("numbers", v.data(), v.size() * 8);
@@ -29,11 +29,13 @@ bool sum_on_host(const std::vector<std::uint64_t>& v) {
   }
   for (std::thread& th : pool)
     th.join();
-  const bam::cache_stats st = ctx.cache().stats();
+  const bam::cache_stats st = ctx.cache().stats();  // st.io_failed(): the error flag
   ctx.close();
   const bool ok = sum == plain_sum(v);
   std::printf("host: sum of %zu elements %s (%" PRIu64 " lines read from 4 SSDs, %" PRIu64
-              " hits)\n",
-              v.size(), ok ? "matches" : "DIFFERS", st.reads, st.hits);
-  return ok;
+              " hits, %" PRIu64 " accesses failed, %" PRIu64 " I/O errors)\n",
+              v.size(), ok ? "matches" : "DIFFERS", st.reads, st.hits, st.failed_accesses,
+              st.io_errors);
+  if (st.io_failed()) return sum_status::io_failed;
+  return ok ? sum_status::matches : sum_status::differs;
 }

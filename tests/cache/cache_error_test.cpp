@@ -1,7 +1,9 @@
-// The cache's I/O error paths, over a host storage policy whose next reads or writes can be
-// made to fail: a failed fetch returns T{} and leaves the line out of the cache (the next access
-// fetches it again); a failed write-back on eviction keeps the victim resident and dirty (the
-// clock moves on); a failed flush reports false and keeps the line dirty for the next one.
+// The cache's error paths, over a host storage policy whose next reads or writes can be made to
+// fail: a failed fetch returns T{} with the failure counted (cache::io_failed()) and leaves the
+// line out of the cache (the next access fetches it again); the try_ accesses say they failed
+// and change nothing; cache_error_mode::trap stops the program; a failed write-back on eviction
+// keeps the victim resident and dirty (the clock moves on) and makes the next flush report it; a
+// failed flush reports false and keeps the line dirty for the next one.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "bam/array/array.hpp"
+#include "bam/array/array_ref.hpp"
 #include "bam/cache/cache.hpp"
 
 namespace bam::test {
@@ -30,7 +33,7 @@ class flaky_storage_ref {
   std::byte* slot_data(std::uint32_t slot) const {
     return slots_ + std::size_t{slot} * line_bytes_;
   }
-  bool read_line(std::uint64_t line, std::uint32_t slot, cache_counters& c) const {
+  bool read_line(std::uint64_t line, std::uint32_t slot, cache_counters& c, std::uint64_t&) const {
     if (fail(plan_->fail_reads, c)) return false;
     std::memcpy(slot_data(slot), media_ + line * (line_bytes_ / 8), line_bytes_);
     c.add(c.reads, 1);
@@ -43,12 +46,14 @@ class flaky_storage_ref {
     return true;
   }
   bool flush_ssd(std::uint32_t, cache_counters&) const { return true; }
+  bool io_live(std::uint64_t) const { return false; }
+  void reap(std::uint64_t, cache_counters&) const {}
 
  private:
   static bool fail(std::uint32_t& left, cache_counters& c) {
     if (left == 0) return false;
     --left;
-    c.add(c.io_errors, 1);
+    c.add_error(nvme::sc::unrecovered_read_error);
     return true;
   }
   std::uint64_t* media_ = nullptr;
@@ -87,7 +92,8 @@ class flaky_storage {
     bool ok = true;
     for (std::uint64_t s = 0; s < c.slots(); ++s)
       ok = c.flush_slot(s, first, last) && ok;
-    return c.flush_ssd(0) && ok;
+    ok = c.flush_ssd(0) && ok;
+    return !c.take_write_back_failure() && ok;
   }
   template <class CacheRef>
   static void preload() {}
@@ -121,28 +127,39 @@ std::uint32_t state(const flaky_cache& c, std::uint64_t line) {
   return c.ref().meta().lines[line].state;
 }
 
-TEST(CacheErrors, AFailedFetchReturnsZeroAndTheNextAccessFetchesAgain) {
+TEST(CacheErrors, AFailedFetchReturnsZeroSetsTheFlagAndTheNextAccessFetchesAgain) {
   flaky_cache c(config(4, 16), 16);
   const flaky_array a(c.ref(), bam::range<std::uint64_t>{0, 16 * 64});
+  EXPECT_FALSE(c.io_failed());
   c.storage().plan.fail_reads = 1;
   EXPECT_EQ(a[70], 0u);                        // line 1: the read failed
+  EXPECT_TRUE(c.io_failed());                  // ... and the flag says so
   EXPECT_EQ(state(c, 1), 0u);                  // not in the cache, no references left, not busy
-  EXPECT_EQ(c.ref().meta().slots[0].tag, 0u);  // the slot went back cold
+  EXPECT_EQ(c.ref().meta().slots[0].tag, 0u);  // the slot went back cold (no read in flight)
   bam::cache_stats s = c.stats();
   EXPECT_EQ(s.io_errors, 1u);
-  EXPECT_EQ(s.misses, 1u);
+  EXPECT_EQ(s.failed_accesses, 1u);
+  EXPECT_EQ(s.misses, 0u);  // a failed access is neither hit nor miss
   EXPECT_EQ(s.hits, 0u);
+  EXPECT_EQ(s.accesses, 1u);
   EXPECT_EQ(s.reads, 0u);
+  EXPECT_EQ(s.quarantines, 0u);
+  EXPECT_EQ(s.errors_by_code.size(), 1u);
+  EXPECT_EQ(s.errors_by_code.at(bam::nvme::sc::unrecovered_read_error.code()), 1u);
   EXPECT_EQ(a[70], 70u * 3 + 1);
   EXPECT_EQ(a[71], 71u * 3 + 1);
   s = c.stats();
-  EXPECT_EQ(s.misses, 2u);
+  EXPECT_EQ(s.misses, 1u);
   EXPECT_EQ(s.hits, 1u);
+  EXPECT_EQ(s.failed_accesses, 1u);
+  EXPECT_EQ(s.accesses, 3u);
   EXPECT_EQ(s.reads, 1u);
   EXPECT_EQ(s.evictions, 0u);
+  c.reset_stats();
+  EXPECT_FALSE(c.io_failed());
 }
 
-TEST(CacheErrors, AFailedWriteBackKeepsTheVictimDirtyAndEvictsAnother) {
+TEST(CacheErrors, AFailedWriteBackKeepsTheVictimDirtyEvictsAnotherAndFailsTheNextFlush) {
   flaky_cache c(config(2, 16), 16);
   const flaky_array a(c.ref(), bam::range<std::uint64_t>{0, 16 * 64});
   a.write(0, 100);   // line 0 -> slot 0
@@ -160,8 +177,11 @@ TEST(CacheErrors, AFailedWriteBackKeepsTheVictimDirtyAndEvictsAnother) {
   EXPECT_EQ(c.storage().media(64), 101u);
   EXPECT_EQ(c.storage().media(0), 1u);  // not written yet
   EXPECT_EQ(a[0], 100u);                // still served from the cache
-  ASSERT_TRUE(c.flush());
+  // The flush writes line 0, but reports the failed write-back (once).
+  EXPECT_FALSE(c.flush());
   EXPECT_EQ(c.storage().media(0), 100u);
+  EXPECT_FALSE(bam::line_state::is_dirty(state(c, 0)));
+  EXPECT_TRUE(c.flush());
 }
 
 TEST(CacheErrors, AFailedFlushReportsFalseAndTheNextFlushWrites) {
@@ -177,6 +197,87 @@ TEST(CacheErrors, AFailedFlushReportsFalseAndTheNextFlushWrites) {
   EXPECT_EQ(c.storage().media(5), 55u);
   EXPECT_EQ(c.stats().write_backs, 1u);
   EXPECT_EQ(c.stats().io_errors, 1u);
+}
+
+}  // namespace
+
+namespace {
+
+TEST(CacheErrors, TryAccessesSayTheyFailedAndChangeNothing) {
+  flaky_cache c(config(4, 16), 16);
+  const flaky_array a(c.ref(), bam::range<std::uint64_t>{0, 16 * 64});
+  auto& plan = c.storage().plan;
+  std::uint64_t v = 7, old = 5;
+  plan.fail_reads = 1;
+  EXPECT_FALSE(a.try_read(3, v));
+  EXPECT_EQ(v, 7u);
+  plan.fail_reads = 1;
+  EXPECT_FALSE(a.try_write(3, 99));
+  plan.fail_reads = 1;
+  EXPECT_FALSE(a.try_atomic_add(3, 1, old));
+  EXPECT_EQ(old, 5u);
+  EXPECT_TRUE(a.try_read(3, v));
+  EXPECT_EQ(v, 3u * 3 + 1);  // nothing was written or added
+  bam::cache_stats s = c.stats();
+  EXPECT_EQ(s.failed_accesses, 3u);
+  EXPECT_EQ(s.io_errors, 3u);
+  EXPECT_EQ(s.misses, 1u);
+  EXPECT_EQ(s.accesses, 4u);
+
+  // The accesses without a status: counted, T{} returned, the value dropped.
+  plan.fail_reads = 1;
+  a.write(128, 1);
+  plan.fail_reads = 1;
+  EXPECT_EQ(a.atomic_add(128, 5), 0u);
+  plan.fail_reads = 1;
+  EXPECT_EQ(a.read(128), 0u);
+  EXPECT_EQ(a[128], 128u * 3 + 1);
+  s = c.stats();
+  EXPECT_EQ(s.failed_accesses, 6u);
+  EXPECT_EQ(s.io_errors, 6u);
+  EXPECT_EQ(s.errors_by_code.at(bam::nvme::sc::unrecovered_read_error.code()), 6u);
+
+  // array_ref: the same, one access per line change.
+  {
+    bam::array_ref<std::uint64_t, flaky_cache::ref_type> h(a);
+    plan.fail_reads = 1;
+    EXPECT_FALSE(h.try_read(200, v));
+    EXPECT_FALSE(h.holds_line());
+    plan.fail_reads = 1;
+    EXPECT_EQ(h.read(200), 0u);
+    plan.fail_reads = 1;
+    EXPECT_FALSE(h.try_write(200, 1));
+    plan.fail_reads = 1;
+    h.write(200, 2);
+    plan.fail_reads = 1;
+    EXPECT_EQ(h.atomic_add(200, 3), 0u);
+    EXPECT_EQ(h.read(200), 200u * 3 + 1);
+    EXPECT_TRUE(h.holds_line());
+  }
+  s = c.stats();
+  EXPECT_EQ(s.failed_accesses, 11u);
+  EXPECT_EQ(s.io_errors, 11u);
+  EXPECT_EQ(s.hits + s.misses + s.failed_accesses, s.accesses);
+  EXPECT_TRUE(c.io_failed());
+  EXPECT_EQ(s.errors_by_code.size(), 1u);
+}
+
+TEST(CacheErrorsDeathTest, TrapModeStopsAtAFailedAccessThatHadToSucceed) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  bam::cache_config cc = config(4, 16);
+  cc.on_error = bam::cache_error_mode::trap;
+  flaky_cache c(cc, 16);
+  const flaky_array a(c.ref(), bam::range<std::uint64_t>{0, 16 * 64});
+  auto& plan = c.storage().plan;
+  std::uint64_t v = 0;
+  plan.fail_reads = 1;
+  EXPECT_FALSE(a.try_read(3, v));  // the try_ accesses never trap
+  plan.fail_reads = 1;
+  EXPECT_DEATH(a.read(3), "an array access failed");
+  EXPECT_DEATH(a.write(3, 1), "an array access failed");
+  EXPECT_DEATH(a.atomic_add(3, 1), "an array access failed");
+  plan.fail_reads = 0;
+  EXPECT_EQ(a[3], 3u * 3 + 1);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <vector>
 
@@ -283,18 +284,27 @@ namespace bam::test {
 // ---- a small case for compute-sanitizer: storage that copies lines in GPU memory -----------
 
 /// Storage policy over a "media" array in GPU memory: read_line / write_line copy the line
-/// with the calling thread; no NVMe and no engine kernel.
+/// with the calling thread; no NVMe and no engine kernel. A line's next fail_left[line] reads
+/// fail (Unrecovered Read Error).
 class memory_storage_ref {
  public:
   memory_storage_ref() = default;
-  memory_storage_ref(std::uint64_t* media, std::byte* slots, std::uint32_t line_bytes)
-      : media_(media), slots_(slots), line_bytes_(line_bytes) {}
+  memory_storage_ref(std::uint64_t* media, std::byte* slots, std::uint32_t line_bytes,
+                     std::uint32_t* fail_left)
+      : media_(media), slots_(slots), line_bytes_(line_bytes), fail_left_(fail_left) {}
   __host__ __device__ std::uint32_t ssds() const { return 1; }
   __host__ __device__ std::byte* slot_data(std::uint32_t slot) const {
     return slots_ + std::size_t{slot} * line_bytes_;
   }
-  __host__ __device__ bool read_line(std::uint64_t line, std::uint32_t slot,
-                                     bam::cache_counters& c) const {
+  __host__ __device__ bool read_line(std::uint64_t line, std::uint32_t slot, bam::cache_counters& c,
+                                     std::uint64_t&) const {
+    bam::device_atomic_ref<std::uint32_t> left(fail_left_[line]);
+    for (std::uint32_t f = left.load(bam::relaxed); f != 0;) {
+      if (left.compare_exchange_weak(f, f - 1, bam::relaxed, bam::relaxed)) {
+        c.add_error(bam::nvme::sc::unrecovered_read_error);
+        return false;
+      }
+    }
     copy(reinterpret_cast<std::uint64_t*>(slot_data(slot)), media_ + line * words());
     c.add(c.reads, 1);
     c.add(c.bytes_read[0], line_bytes_);
@@ -308,6 +318,8 @@ class memory_storage_ref {
     return true;
   }
   __host__ __device__ bool flush_ssd(std::uint32_t, bam::cache_counters&) const { return true; }
+  __host__ __device__ bool io_live(std::uint64_t) const { return false; }
+  __host__ __device__ void reap(std::uint64_t, bam::cache_counters&) const {}
 
  private:
   __host__ __device__ std::uint64_t words() const { return line_bytes_ / 8; }
@@ -318,6 +330,7 @@ class memory_storage_ref {
   std::uint64_t* media_ = nullptr;
   std::byte* slots_ = nullptr;
   std::uint32_t line_bytes_ = 0;
+  std::uint32_t* fail_left_ = nullptr;  ///< [lines]
 };
 
 class memory_storage {
@@ -326,12 +339,19 @@ class memory_storage {
   memory_storage(const bam::cache_config& cfg, std::uint64_t lines) : cfg_(cfg), lines_(lines) {
     media_ = static_cast<std::uint64_t*>(allocate_zeroed(lines * cfg.line_bytes));
     slots_ = static_cast<std::byte*>(allocate_zeroed(cfg.slots * cfg.line_bytes));
+    fail_left_ = static_cast<std::uint32_t*>(allocate_zeroed(lines * sizeof(std::uint32_t)));
   }
   ~memory_storage() {
     cudaFree(media_);
     cudaFree(slots_);
+    cudaFree(fail_left_);
   }
-  ref_type ref() const { return ref_type(media_, slots_, cfg_.line_bytes); }
+  ref_type ref() const { return ref_type(media_, slots_, cfg_.line_bytes, fail_left_); }
+  /// The next `n` reads of `line` fail.
+  void fail_reads(std::uint64_t line, std::uint32_t n) {
+    if (cudaMemcpy(fail_left_ + line, &n, sizeof n, cudaMemcpyHostToDevice) != cudaSuccess)
+      throw std::runtime_error("memory_storage: cudaMemcpy");
+  }
   std::uint64_t line_capacity() const { return lines_; }
   std::uint32_t ssds() const { return 1; }
   std::size_t slot_bytes() const { return cfg_.slots * cfg_.line_bytes; }
@@ -368,6 +388,7 @@ class memory_storage {
   std::uint64_t lines_;
   std::uint64_t* media_ = nullptr;
   std::byte* slots_ = nullptr;
+  std::uint32_t* fail_left_ = nullptr;
 };
 
 }  // namespace bam::test
@@ -408,6 +429,133 @@ TEST(CacheGpuSanitizer, SmallCoalescedReadWriteAddAndArrayRef) {
   check_media(l, [&](std::uint64_t line) { return host.data() + line * l.per_line; });
   CUDA_OK(cudaStreamDestroy(s));
   CUDA_OK(cudaFree(counts));
+}
+
+}  // namespace
+
+// ---- failed accesses on the GPU (cache_error_mode flag and trap) ----------------------------
+
+namespace {
+
+struct failure_counts {
+  unsigned long long failed_try_read, failed_read, failed_try_write, wrong, touched;
+};
+
+/// Per thread: try_read of a line shared by its warp (a failure leaves `v` as it was), read of
+/// another (a failure reads 0), try_write of its own element. Counts what failed as each lane
+/// saw it.
+template <class CacheRef>
+__global__ void failing_kernel(bam::array<std::uint64_t, CacheRef> a, std::uint32_t threads,
+                               std::uint64_t own_first, failure_counts* c) {
+  const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  const std::uint64_t n = own_first;  // elements that are only read
+  std::uint64_t v = 1;
+  const std::uint64_t i = t % n;
+  if (!a.try_read(i, v)) {
+    atomicAdd(&c->failed_try_read, 1ull);
+    if (v != 1) atomicAdd(&c->wrong, 1ull);
+  } else if (v != initial_value(i)) {
+    atomicAdd(&c->wrong, 1ull);
+  }
+  const std::uint64_t j = mix(t) % n;
+  const std::uint64_t r = a.read(j);
+  if (r == 0) {
+    atomicAdd(&c->failed_read, 1ull);
+  } else if (r != initial_value(j)) {
+    atomicAdd(&c->wrong, 1ull);
+  }
+  if (!a.try_write(own_first + t, own_value(t))) atomicAdd(&c->failed_try_write, 1ull);
+  atomicAdd(&c->touched, 1ull);
+}
+
+/// A kernel that reads every element once: after the failures are spent it must see them all.
+template <class CacheRef>
+__global__ void read_all_kernel(bam::array<std::uint64_t, CacheRef> a, std::uint64_t n,
+                                failure_counts* c) {
+  const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  if (t < n && a[t] != initial_value(t)) atomicAdd(&c->wrong, 1ull);
+}
+
+constexpr std::uint32_t err_line_bytes = 512, err_per_line = err_line_bytes / 8;
+
+bam::cache_config error_config(std::uint64_t lines, bam::cache_error_mode on_error) {
+  bam::cache_config cc;
+  cc.line_bytes = err_line_bytes;
+  cc.slots = 32;
+  cc.lines = lines;
+  cc.on_error = on_error;
+  return cc;
+}
+
+void fill_initial(mcache& c, std::uint64_t elements) {
+  std::vector<std::uint64_t> host(elements);
+  for (std::uint64_t i = 0; i < elements; ++i)
+    host[i] = initial_value(i);
+  ASSERT_EQ(cudaMemcpy(c.storage().media(), host.data(), elements * 8, cudaMemcpyHostToDevice),
+            cudaSuccess);
+}
+
+TEST(CacheGpuErrors, FlagModeCountsEveryFailedAccessAndReadsGiveZero) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  constexpr std::uint32_t threads = 4096 + 7;
+  constexpr std::uint64_t read_lines = 40;
+  const std::uint64_t own_first = read_lines * err_per_line;
+  const std::uint64_t lines = read_lines + (threads + err_per_line - 1) / err_per_line;
+  mcache c(error_config(lines, bam::cache_error_mode::flag), lines);
+  fill_initial(c, lines * err_per_line);
+  for (std::uint64_t l = 0; l < lines; l += 3)
+    c.storage().fail_reads(l, 1);  // every third line's first read fails
+  std::uint64_t failing = 0;
+  for (std::uint64_t l = 0; l < lines; l += 3)
+    ++failing;
+  for (std::uint64_t i = 0; i < lines * err_per_line; ++i)
+    ASSERT_NE(initial_value(i), 0u);  // 0 can only mean a failed read
+  failure_counts* counts = nullptr;
+  CUDA_OK(cudaMallocManaged(&counts, sizeof(failure_counts)));
+  *counts = failure_counts{};
+  const bam::array<std::uint64_t, mref> a(c.ref(), {0, lines * err_per_line});
+  failing_kernel<<<(threads + 255) / 256, 256>>>(a, threads, own_first, counts);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaDeviceSynchronize());
+  const failure_counts f = *counts;
+  bam::cache_stats s = c.stats();
+  EXPECT_EQ(f.touched, threads);
+  EXPECT_EQ(f.wrong, 0u);
+  EXPECT_GT(f.failed_try_read + f.failed_read + f.failed_try_write, 0u);
+  EXPECT_EQ(s.failed_accesses, f.failed_try_read + f.failed_read + f.failed_try_write);
+  EXPECT_EQ(s.io_errors, failing);  // every failing line was touched, and failed once
+  EXPECT_EQ(s.errors_by_code.at(bam::nvme::sc::unrecovered_read_error.code()), failing);
+  EXPECT_EQ(s.accesses, 3ull * threads);
+  EXPECT_EQ(s.hits + s.misses + s.failed_accesses, s.accesses);
+  EXPECT_TRUE(c.io_failed());
+  // The failures are spent: every element reads back right, and the writes that succeeded are
+  // on the media after a flush.
+  *counts = failure_counts{};
+  read_all_kernel<<<(own_first + 255) / 256, 256>>>(a, own_first, counts);
+  CUDA_OK(cudaDeviceSynchronize());
+  EXPECT_EQ(counts->wrong, 0u);
+  EXPECT_TRUE(c.flush());
+  CUDA_OK(cudaFree(counts));
+}
+
+TEST(CacheGpuErrorsDeathTest, TrapModeStopsTheKernelAtAFailedRead) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  static constexpr std::uint64_t lines = 8;
+  auto run = [] {
+    mcache c(error_config(lines, bam::cache_error_mode::trap), lines);
+    fill_initial(c, lines * err_per_line);
+    c.storage().fail_reads(2, 1);
+    failure_counts* counts = nullptr;
+    if (cudaMallocManaged(&counts, sizeof(failure_counts)) != cudaSuccess) std::exit(1);
+    *counts = failure_counts{};
+    const bam::array<std::uint64_t, mref> a(c.ref(), {0, lines * err_per_line});
+    read_all_kernel<<<2, 256>>>(a, lines * err_per_line, counts);
+    // The trap ends the kernel with an error (and the context): exit 3 says it trapped.
+    std::exit(cudaDeviceSynchronize() != cudaSuccess ? 3 : 0);
+  };
+  EXPECT_EXIT(run(), ::testing::ExitedWithCode(3), "");
 }
 
 }  // namespace

@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "bam/nvme/names.hpp"
 #include "bench_pattern.hpp"
 #include "bench_run.hpp"
 
@@ -147,6 +149,64 @@ TEST(CacheBenchPattern, MixedWriteCountIsTheSameOnAnyNumberOfHostThreads) {
   EXPECT_EQ(write_accesses(w), 64u * 8u * 4u);
   EXPECT_EQ(write_accesses(params(64, 4, 4096, cache_bench_layout::thread, io_pattern::random)),
             0u);
+}
+
+}  // namespace
+}  // namespace bam::tools
+
+// ---- failures reach the run_result (the tools' exit status 3), not the run's error --------------
+
+namespace bam::tools {
+namespace {
+
+/// A rig whose measured pass failed: 3 I/O errors (2 read errors, 1 timeout), 5 accesses.
+class failing_rig final : public cache_rig {
+ public:
+  void new_cache(const bench_shape&) override {}
+  void fill(const bench_shape&) override {}
+  void warm(const bench_shape&) override {}
+  double measure(const bench_params&, bench_counters& out) override {
+    out = bench_counters{};
+    failed_ = true;
+    return 0.001;
+  }
+  bench_counters check(const bench_shape&) override { return bench_counters{}; }
+  bool flush() override { return true; }
+  cache_stats stats() override {
+    cache_stats s;
+    if (failed_) {
+      s.io_errors = 3;
+      s.timeouts = 1;
+      s.failed_accesses = 5;
+      s.errors_by_code = {{nvme::sc::unrecovered_read_error.code(), 2},
+                          {nvme::sc::host_timeout.code(), 1}};
+    }
+    return s;
+  }
+  void reset_stats() override { failed_ = false; }
+
+ private:
+  bool failed_ = false;
+};
+
+TEST(CacheBenchRun, FailedAccessesAndIoErrorsGoToTheResultNotToTheRunsError) {
+  run_config c;
+  c.workload.threads = 4;
+  c.cache_bench.temperature = cache_temperature::cold;
+  c.cache_bench.elements = 4096;
+  failing_rig rig;
+  bool media_dirty = false;
+  const run_result r = run_cache_bench(rig, c, run_hooks{}, media_dirty);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(r.io_failed());
+  EXPECT_EQ(r.errors, 3u);
+  EXPECT_EQ(r.timeouts, 1u);
+  ASSERT_EQ(r.errors_by_status.size(), 2u);
+  EXPECT_EQ(r.errors_by_status.at(std::string(nvme::status_name(nvme::sc::unrecovered_read_error))),
+            2u);
+  EXPECT_EQ(r.errors_by_status.at(std::string(nvme::status_name(nvme::sc::host_timeout))), 1u);
+  EXPECT_EQ(r.tool_stats["io_failures"]["failed_accesses"].get<std::uint64_t>(), 5u);
+  EXPECT_EQ(r.tool_stats["cache"]["failed_accesses"].get<std::uint64_t>(), 5u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 
+#include "bam/cache/cache_config.hpp"
 #include "bam/cache/cache_stats.hpp"
 #include "bam/harness/backend.hpp"
 #include "bench_thread.hpp"
@@ -16,6 +17,7 @@ struct bench_shape {
   std::uint64_t lines = 0;     ///< dataset lines
   std::uint64_t slots = 0;     ///< cache slots
   std::uint32_t line_bytes = 0;
+  cache_error_mode on_error = cache_error_mode::flag;  ///< cache.on_error
 };
 bench_shape shape_of(const run_config& c);
 bench_params params_of(const run_config& c, bool verify);
@@ -33,7 +35,7 @@ class cache_rig {
  public:
   virtual ~cache_rig() = default;
   /// Drops the current cache (if any) and builds an empty one of `slots` slots over `lines`
-  /// dataset lines of `line_bytes`.
+  /// dataset lines of `line_bytes`, failing accesses as `on_error` says.
   virtual void new_cache(const bench_shape& s) = 0;
   /// Every element i := initial_value(i), through the cache.
   virtual void fill(const bench_shape& s) = 0;
@@ -41,7 +43,8 @@ class cache_rig {
   virtual void warm(const bench_shape& s) = 0;
   /// The measured pass; returns its wall time in seconds.
   virtual double measure(const bench_params& p, bench_counters& out) = 0;
-  /// Every element checked (check_element).
+  /// Every element checked (check_element; elements that could not be read are counted by the
+  /// cache, not as bad).
   virtual bench_counters check(const bench_shape& s) = 0;
   virtual bool flush() = 0;
   virtual cache_stats stats() = 0;

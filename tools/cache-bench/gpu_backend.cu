@@ -116,6 +116,7 @@ class gpu_rig final : public cache_rig {
     cc.slots = s.slots;
     cc.lines = s.lines;
     cc.io_timeout_ns = command_timeout_ns(ctx_.config());  // queues.timeout_ms
+    cc.on_error = s.on_error;
     ctx_.build_cache(cc);
     array_ = ctx_.template array<std::uint64_t>(data_region, s.elements);
     slots_ = s.slots;

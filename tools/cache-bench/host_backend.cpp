@@ -46,6 +46,7 @@ class host_rig final : public cache_rig {
     cc.slots = s.slots;
     cc.lines = s.lines;
     cc.io_timeout_ns = command_timeout_ns(ctx_.config());  // queues.timeout_ms
+    cc.on_error = s.on_error;
     ctx_.build_cache(cc);
     array_ = ctx_.array<std::uint64_t>(data_region, s.elements);
   }

@@ -28,6 +28,7 @@ constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
 constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
+constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};  // cache errors
 }  // namespace
 
 const char* to_string(backend_kind k) {
@@ -56,6 +57,10 @@ const char* to_string(gpu_queue_mapping m) {
 }
 const char* to_string(storage_protocol p) {
   return protocol_names[static_cast<std::size_t>(p)];
+}
+
+const char* to_string(cache_error_mode m) {
+  return cache_error_names[static_cast<std::size_t>(m)];
 }
 
 namespace detail {
@@ -497,6 +502,13 @@ std::vector<field> fields_of(run_config& c) {
                               "cache line size in bytes, a multiple of storage.lba_size"));
   f.push_back(uint_field("cache.capacity", c.cache.capacity, min_line_bytes, max_bytes,
                          "cache capacity in bytes (a multiple of line_size)"));
+  // ---- cache errors (issue 14) ----
+  f.push_back(enum_field("cache.on_error", c.cache.on_error, cache_error_names,
+                         "an array access whose line cannot be read: flag (counted in the "
+                         "cache's failed accesses, the run reports it; a read gives 0, a write "
+                         "is dropped) or trap (the program stops there: __trap() on the GPU, "
+                         "abort on the host; for debugging)"));
+  // ---- end cache errors ----
   f.push_back(
       uint_field("workload.threads", w.threads, 1, 1u << 25,
                  "client threads (CPU threads for host/uring/cufile, GPU threads on the GPU)"));

@@ -7,6 +7,7 @@
 
 #include "bam/cache/cache_stats.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/nvme/names.hpp"
 #include "bam/storage/storage_context.hpp"
 
 namespace bam {
@@ -16,6 +17,17 @@ void check_cache_ssds(const run_config& c) {
     throw config_error("storage.ssd_count",
                        fmt::format("{} is above the {} SSDs a cache spans, allowed [1, {}]",
                                    c.storage.ssd_count, cache_max_ssds, cache_max_ssds));
+  }
+}
+
+void add_cache_errors(const cache_stats& s, run_result& r) {
+  r.errors += s.io_errors;
+  r.timeouts += s.timeouts;
+  for (const auto& [code, n] : s.errors_by_code) {
+    const nvme::status st{static_cast<std::uint8_t>(code >> 8), static_cast<std::uint8_t>(code)};
+    const std::string name = code == cache_stats::other_status ? std::string("Unrecorded status")
+                                                               : std::string(nvme::status_name(st));
+    r.errors_by_status[name] += n;
   }
 }
 
@@ -67,6 +79,7 @@ cache_config dataset::cache_config_of(const run_config& c) const {
   cc.slots = c.cache.capacity / c.cache.line_size;
   cc.lines = lines(cc.line_bytes);
   cc.io_timeout_ns = command_timeout_ns(c);  // queues.timeout_ms
+  cc.on_error = c.cache.on_error;
   return cc;
 }
 

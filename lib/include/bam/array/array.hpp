@@ -27,17 +27,22 @@ __device__ inline unsigned lane_id() {
 #endif
 
 /// Pins `line` for the calling thread (one reference each) and returns its slot's data, or
-/// nullptr when the line's read failed (nothing is held then). GPU: the calling thread's group
-/// of active lanes with the same line does one acquire, and its leader counts the group's hits
-/// and misses.
+/// nullptr when the line could not be read (nothing is held then; the access is counted in the
+/// cache's failed_accesses). GPU: the calling thread's group of active lanes with the same line
+/// does one acquire, and its leader counts the group's hits and misses (or failures).
 ///
 /// Groups of one warp never wait for each other here: a group whose leader waits for a slot
 /// (every slot pinned) must not keep another group of its warp from using and releasing its
 /// line. (The first version summed the counts over the whole warp with __reduce_add_sync after
 /// the acquires: with more distinct lines in flight than slots, every warp held pins while one
 /// of its groups waited for a slot, and the GPU deadlocked.)
+///
+/// Force-inlined, as are the accesses over it and cache_ref::acquire and fetch: every access
+/// carries the miss path inline (as it always did), and once that path grew (the error paths of
+/// issue 14) nvcc's own heuristics outlined acquire in cache-bench's measured kernel, a call with
+/// a 368-byte stack frame on every access, hits included.
 template <class CacheRef>
-BAM_HD std::byte* coalesced_acquire(const CacheRef& c, std::uint64_t line) {
+BAM_HD BAM_FORCEINLINE std::byte* coalesced_acquire(const CacheRef& c, std::uint64_t line) {
 #if BAM_DEVICE_CODE
   const unsigned mask = __activemask();
   const unsigned group = __match_any_sync(mask, static_cast<unsigned long long>(line));
@@ -46,17 +51,25 @@ BAM_HD std::byte* coalesced_acquire(const CacheRef& c, std::uint64_t line) {
   if (lane_id() == static_cast<unsigned>(leader)) {
     const unsigned n = static_cast<unsigned>(__popc(group));
     const acquire_result r = c.acquire(line, n);
-    if (r.ok) addr = reinterpret_cast<unsigned long long>(c.slot_data(r.slot));
-    const unsigned misses = r.fetched ? 1u : 0u;
-    c.count_accesses(r.ok ? n - misses : 0u, misses);
+    if (r.ok) {
+      addr = reinterpret_cast<unsigned long long>(c.slot_data(r.slot));
+      const unsigned misses = r.fetched ? 1u : 0u;
+      c.count_accesses(n - misses, misses);
+    } else {
+      c.count_failed(n);
+    }
   }
   addr = __shfl_sync(group, addr, leader);
   __syncwarp(group);  // orders the leader's acquire before the members' loads
   return reinterpret_cast<std::byte*>(addr);
 #else
   const acquire_result r = c.acquire(line, 1);
-  c.count_accesses(r.ok && !r.fetched ? 1 : 0, r.fetched ? 1 : 0);
-  return r.ok ? c.slot_data(r.slot) : nullptr;
+  if (!r.ok) {
+    c.count_failed(1);
+    return nullptr;
+  }
+  c.count_accesses(r.fetched ? 0 : 1, r.fetched ? 1 : 0);
+  return c.slot_data(r.slot);
 #endif
 }
 
@@ -64,7 +77,7 @@ BAM_HD std::byte* coalesced_acquire(const CacheRef& c, std::uint64_t line) {
 /// `dirtied`: this thread wrote to the line. GPU: grouped like coalesced_acquire, the leader
 /// releases the group's references after every member's writes (__syncwarp).
 template <class CacheRef>
-BAM_HD void coalesced_release(const CacheRef& c, std::uint64_t line, bool dirtied) {
+BAM_HD BAM_FORCEINLINE void coalesced_release(const CacheRef& c, std::uint64_t line, bool dirtied) {
 #if BAM_DEVICE_CODE
   const unsigned mask = __activemask();
   const unsigned group = __match_any_sync(mask, static_cast<unsigned long long>(line));
@@ -114,33 +127,56 @@ class array {
   BAM_HD std::uint64_t size() const { return size_; }
   BAM_HD const CacheRef& cache() const { return c_; }
 
-  /// Element i (0 <= i < size()); T{} when its line could not be read.
-  BAM_HD T operator[](std::uint64_t i) const { return read(i); }
-  BAM_HD T read(std::uint64_t i) const {
+  // Errors: an access whose line cannot be read (an I/O error or timeout, or no slot to be had)
+  // is counted in the cache's failed_accesses, which cache::io_failed() reads after the threads
+  // are done. The try_ accesses return false then and leave everything as it was. read, write
+  // and atomic_add have no way to say so: in cache_error_mode::flag read returns T{} and write
+  // and atomic_add do nothing (the count is the application's flag); in cache_error_mode::trap
+  // they stop the program (__trap() on the GPU, std::abort() on the host).
+
+  /// Element i (0 <= i < size()); on failure see "Errors" above.
+  BAM_HD BAM_FORCEINLINE T operator[](std::uint64_t i) const { return read(i); }
+  BAM_HD BAM_FORCEINLINE T read(std::uint64_t i) const {
     T v{};
-    access(i, false, [&](T* p) { v = load_element(p); });
+    if (!try_read(i, v)) c_.fail_access();
     return v;
   }
-  /// Stores v at i (the line becomes dirty; durable after eviction or cache::flush()).
-  BAM_HD void write(std::uint64_t i, const T& v) const {
-    access(i, true, [&](T* p) { store_element(p, v); });
+  /// Element i into `out`; false (out unchanged) when its line could not be read.
+  BAM_HD BAM_FORCEINLINE bool try_read(std::uint64_t i, T& out) const {
+    return access(i, false, [&](T* p) { out = load_element(p); });
+  }
+  /// Stores v at i (the line becomes dirty; durable after eviction or cache::flush()); on
+  /// failure see "Errors" above.
+  BAM_HD BAM_FORCEINLINE void write(std::uint64_t i, const T& v) const {
+    if (!try_write(i, v)) c_.fail_access();
+  }
+  /// Stores v at i; false (nothing stored) when its line could not be read.
+  BAM_HD BAM_FORCEINLINE bool try_write(std::uint64_t i, const T& v) const {
+    return access(i, true, [&](T* p) { store_element(p, v); });
   }
   /// Atomically adds v at i (device scope) and returns the previous value (integral or
-  /// floating T).
-  BAM_HD T atomic_add(std::uint64_t i, const T& v) const {
+  /// floating T); on failure see "Errors" above (T{} returned).
+  BAM_HD BAM_FORCEINLINE T atomic_add(std::uint64_t i, const T& v) const {
     T old{};
-    access(i, true, [&](T* p) { old = device_atomic_ref<T>(*p).fetch_add(v, relaxed); });
+    if (!try_atomic_add(i, v, old)) c_.fail_access();
     return old;
   }
+  /// Atomically adds v at i, the previous value into `old`; false (nothing added, old
+  /// unchanged) when its line could not be read.
+  BAM_HD BAM_FORCEINLINE bool try_atomic_add(std::uint64_t i, const T& v, T& old) const {
+    return access(i, true, [&](T* p) { old = device_atomic_ref<T>(*p).fetch_add(v, relaxed); });
+  }
 
-  /// Runs f(T*) on element i while its line is pinned; `write`: f modifies it.
+  /// Runs f(T*) on element i while its line is pinned; `write`: f modifies it. False (f not
+  /// run) when the line could not be read.
   template <class F>
-  BAM_HD void access(std::uint64_t i, bool write, F&& f) const {
+  BAM_HD BAM_FORCEINLINE bool access(std::uint64_t i, bool write, F&& f) const {
     const element_location at = locate(i);
     std::byte* base = coalesced_acquire(c_, at.line);
-    if (base == nullptr) return;
+    if (base == nullptr) return false;
     f(reinterpret_cast<T*>(base + at.offset));
     coalesced_release(c_, at.line, write);
+    return true;
   }
 
   BAM_HD element_location locate(std::uint64_t i) const {

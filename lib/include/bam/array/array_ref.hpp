@@ -22,21 +22,39 @@ class array_ref {
   array_ref(const array_ref&) = delete;
   array_ref& operator=(const array_ref&) = delete;
 
-  BAM_HD T operator[](std::uint64_t i) { return read(i); }
-  BAM_HD T read(std::uint64_t i) {
+  // Accesses as bam::array's, with its error behaviour: the try_ ones return false when the
+  // line could not be read, the others count it and return T{} / do nothing, or trap
+  // (cache_error_mode).
+  BAM_HD BAM_FORCEINLINE T operator[](std::uint64_t i) { return read(i); }
+  BAM_HD BAM_FORCEINLINE T read(std::uint64_t i) {
+    T v{};
+    if (!try_read(i, v)) a_->cache().fail_access();
+    return v;
+  }
+  BAM_HD BAM_FORCEINLINE bool try_read(std::uint64_t i, T& out) {
     const T* p = at(i, false);
-    return p != nullptr ? load_element(p) : T{};
+    if (p == nullptr) return false;
+    out = load_element(p);
+    return true;
   }
-  BAM_HD void write(std::uint64_t i, const T& v) {
-    if (T* p = at(i, true)) store_element(p, v);
+  BAM_HD BAM_FORCEINLINE void write(std::uint64_t i, const T& v) {
+    if (!try_write(i, v)) a_->cache().fail_access();
   }
-  BAM_HD T atomic_add(std::uint64_t i, const T& v) {
+  BAM_HD BAM_FORCEINLINE bool try_write(std::uint64_t i, const T& v) {
     T* p = at(i, true);
-    return p != nullptr ? device_atomic_ref<T>(*p).fetch_add(v, relaxed) : T{};
+    if (p == nullptr) return false;
+    store_element(p, v);
+    return true;
+  }
+  BAM_HD BAM_FORCEINLINE T atomic_add(std::uint64_t i, const T& v) {
+    T* p = at(i, true);
+    if (p != nullptr) return device_atomic_ref<T>(*p).fetch_add(v, relaxed);
+    a_->cache().fail_access();
+    return T{};
   }
 
   /// Releases the held line (marking it dirty if this handle wrote to it).
-  BAM_HD void reset() {
+  BAM_HD BAM_FORCEINLINE void reset() {
     if (base_ == nullptr) return;
     coalesced_release(a_->cache(), line_, dirty_);
     base_ = nullptr;
@@ -46,7 +64,7 @@ class array_ref {
   BAM_HD std::uint64_t line() const { return line_; }
 
  private:
-  BAM_HD T* at(std::uint64_t i, bool write) {
+  BAM_HD BAM_FORCEINLINE T* at(std::uint64_t i, bool write) {
     if (base_ == nullptr || i < first_ || i >= end_) {
       reset();
       const element_location loc = a_->locate(i);

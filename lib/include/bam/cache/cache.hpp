@@ -36,11 +36,12 @@ class cache {
     base_ = static_cast<std::byte*>(storage_.allocate_zeroed(total));
     meta_.lines = reinterpret_cast<cache_line_meta*>(base_);
     meta_.slots = reinterpret_cast<cache_slot_meta*>(base_ + lines_bytes_);
-    meta_.clock_hand = reinterpret_cast<std::uint64_t*>(base_ + lines_bytes_ + slots_bytes_);
+    meta_.control = reinterpret_cast<cache_control*>(base_ + lines_bytes_ + slots_bytes_);
     meta_.counters = reinterpret_cast<cache_counters*>(base_ + lines_bytes_ + slots_bytes_ + 128);
     meta_.n_lines = cfg_.lines;
     meta_.n_slots = cfg_.slots;
     meta_.line_bytes = cfg_.line_bytes;
+    meta_.on_error = cfg_.on_error;
     metadata_bytes_ = total;
   }
   ~cache() { storage_.deallocate(base_); }
@@ -68,9 +69,16 @@ class cache {
   /// Zeroes the counters (no thread may use the cache meanwhile).
   void reset_stats() { storage_.zero_counters(meta_.counters); }
 
+  /// True when an I/O failed or an access got no data since the counters were last reset (the
+  /// error flag the application checks after its threads or kernels are done; see
+  /// cache_stats::io_failed and cache_config::on_error).
+  bool io_failed() const { return stats().io_failed(); }
+
   /// Writes every dirty line back and flushes every SSD (GPU: a kernel on the storage's
-  /// stream, waited for). True when all I/O succeeded. Writes made before the call are durable
-  /// when it returns.
+  /// stream, waited for). True when all I/O succeeded, lines being evicted meanwhile included
+  /// (waited for, or written again when their eviction failed), and no eviction's write-back
+  /// failed since the last flush. Writes made before the call are durable when it returns
+  /// true.
   bool flush() { return flush(0, cfg_.lines); }
   /// Same for the lines [first_line, last_line).
   bool flush(std::uint64_t first_line, std::uint64_t last_line) {

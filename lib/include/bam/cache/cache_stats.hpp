@@ -2,6 +2,7 @@
 // cache's metadata memory, updated by the cache logic) and the host snapshot read from them.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <vector>
 #if !defined(__CUDA_ARCH__)
 #include <atomic>
@@ -9,6 +10,7 @@
 
 #include "bam/detail/atomic.hpp"
 #include "bam/detail/macros.hpp"
+#include "bam/nvme/spec.hpp"
 
 namespace bam {
 
@@ -24,9 +26,15 @@ struct cache_access_shard {
   std::uint64_t misses;             ///< accesses whose caller fetched the line
 };
 
+/// Failed I/Os are counted per status, at index nvme::status::code() (SCT << 8 | SC; SCT is 3
+/// bits): one add, no search, on the error path.
+inline constexpr std::uint32_t cache_status_codes = 8 * 256;
+
 /// Counters as they live in metadata memory; every field is only touched through
 /// device_atomic_ref. Hits and misses are counted per element access (group members count
-/// separately); a miss is the one access that made a line's fetch, so accesses = hits + misses.
+/// separately); a miss is the one access that made a line's fetch; an access whose line could
+/// not be read (or had no slot) is a failed access, neither hit nor miss, so accesses = hits +
+/// misses + failed_accesses.
 struct cache_counters {
   cache_access_shard access[cache_access_shards];
   alignas(128) std::uint64_t reads;  ///< read I/Os issued (line fetches, every SSD)
@@ -38,9 +46,22 @@ struct cache_counters {
   std::uint64_t flushes;             ///< NVMe Flush commands issued
   std::uint64_t bytes_read[cache_max_ssds];
   std::uint64_t bytes_written[cache_max_ssds];
+  // ---- failures (issue 14): what went wrong, for the application's error flag and reports ----
+  alignas(128) std::uint64_t failed_accesses;  ///< element accesses that got no data
+  std::uint64_t timeouts;            ///< of io_errors, waits that gave up (sc::host_timeout)
+  std::uint64_t quarantines;         ///< slots kept out of use: a timed-out read may still land
+  std::uint64_t quarantine_returns;  ///< of those, slots back in use (the read was claimed)
+  std::uint64_t by_status[cache_status_codes];  ///< failed I/Os per status code
 
   BAM_HD void add(std::uint64_t& field, std::uint64_t n) {
     device_atomic_ref<std::uint64_t>(field).fetch_add(n, relaxed);
+  }
+  /// Counts one failed I/O: io_errors, timeouts, and its status.
+  BAM_HD void add_error(nvme::status s) {
+    constexpr nvme::status timeout = nvme::sc::host_timeout;  // a copy: usable in device code
+    add(io_errors, 1);
+    if (s == timeout) add(timeouts, 1);
+    add(by_status[s.code() % cache_status_codes], 1);
   }
   /// The shard the calling thread counts its accesses in.
   BAM_HD cache_access_shard& my_access_shard() {
@@ -62,6 +83,14 @@ struct cache_stats {
   std::uint64_t reads = 0, writes = 0;
   std::uint64_t evictions = 0, dirty_evictions = 0, write_backs = 0;
   std::uint64_t io_errors = 0, flushes = 0;
+  std::uint64_t failed_accesses = 0;     ///< accesses that got no data (the application's flag)
+  std::uint64_t timeouts = 0;            ///< of io_errors, waits that gave up
+  std::uint64_t quarantines = 0;         ///< slots kept out of use after a timed-out read
+  std::uint64_t quarantine_returns = 0;  ///< of those, slots back in use
+  /// io_errors by nvme::status::code() (SCT << 8 | SC); other_status: failed I/Os counted
+  /// without a status (by storage that counts none).
+  std::map<std::uint16_t, std::uint64_t> errors_by_code;
+  static constexpr std::uint16_t other_status = 0xffff;
   std::vector<std::uint64_t> bytes_read, bytes_written;  ///< per SSD
   std::uint64_t metadata_bytes = 0;  ///< line states + slot tags/locks + counters
   std::uint64_t slot_bytes = 0;      ///< cache slots (data) memory
@@ -79,11 +108,32 @@ struct cache_stats {
     s.evictions = c.evictions;
     s.dirty_evictions = c.dirty_evictions;
     s.write_backs = c.write_backs;
+    s.accesses += c.failed_accesses;
     s.io_errors = c.io_errors;
     s.flushes = c.flushes;
+    s.failed_accesses = c.failed_accesses;
+    s.timeouts = c.timeouts;
+    s.quarantines = c.quarantines;
+    s.quarantine_returns = c.quarantine_returns;
+    std::uint64_t recorded = 0;
+    for (std::uint32_t code = 0; code < cache_status_codes; ++code) {
+      if (c.by_status[code] == 0) continue;
+      s.errors_by_code[static_cast<std::uint16_t>(code)] = c.by_status[code];
+      recorded += c.by_status[code];
+    }
+    if (s.io_errors > recorded) s.errors_by_code[other_status] += s.io_errors - recorded;
     s.bytes_read.assign(c.bytes_read, c.bytes_read + ssds);
     s.bytes_written.assign(c.bytes_written, c.bytes_written + ssds);
     return s;
+  }
+
+  /// Something failed: an I/O (error or timeout) or an access that got no data. Applications
+  /// and tools check it after their threads are done (cache::io_failed()).
+  bool io_failed() const { return io_errors != 0 || failed_accesses != 0; }
+  /// Slots in quarantine when the snapshot was taken, as far as the counters since the last
+  /// reset tell.
+  std::uint64_t quarantined() const {
+    return quarantines > quarantine_returns ? quarantines - quarantine_returns : 0;
   }
 };
 

@@ -30,10 +30,13 @@ __global__ void cache_flush_slots_kernel(CacheRef c, std::uint64_t first, std::u
     if (!c.flush_slot(s, first, last)) atomicAdd(errors, 1u);
   }
 }
+/// After cache_flush_slots_kernel: a Flush to every SSD, and (thread 0) whether an eviction's
+/// write-back failed since the last flush.
 template <class CacheRef>
 __global__ void cache_flush_ssds_kernel(CacheRef c, unsigned* errors) {
   const std::uint32_t d = blockIdx.x * blockDim.x + threadIdx.x;
   if (d < c.storage().ssds() && !c.flush_ssd(d)) atomicAdd(errors, 1u);
+  if (d == 0 && c.take_write_back_failure()) atomicAdd(errors, 1u);
 }
 }  // namespace detail
 #endif
@@ -69,7 +72,8 @@ class gpu_slot_storage {
 
 #if defined(__CUDACC__)
   /// Writes back the dirty lines of [first_line, last_line) with one GPU thread per slot, then
-  /// sends a Flush to every SSD; waits for both kernels (on the cache's stream).
+  /// sends a Flush to every SSD; waits for both kernels (on the cache's stream). True when every
+  /// write and flush succeeded and no eviction's write-back failed since the last flush.
   template <class CacheRef>
   bool flush(const CacheRef& c, std::uint64_t first_line, std::uint64_t last_line) const {
     auto s = static_cast<cudaStream_t>(stream_);

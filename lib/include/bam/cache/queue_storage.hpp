@@ -49,19 +49,41 @@ class queue_storage_ref {
     return p_.slots + std::size_t{slot} * p_.line_bytes;
   }
 
-  /// Reads `line` into `slot` (replicated: from the SSD ssd_of(line)).
-  BAM_HD bool read_line(std::uint64_t line, std::uint32_t slot, cache_counters& c) const {
-    return io(p_.map.ssd_of(line), false, p_.map.lba_of(line), slot, c);
+  /// Reads `line` into `slot` (replicated: from the SSD ssd_of(line)). On failure `live` is 0,
+  /// or, when the read timed out (or its queue failed) while the controller still holds it, the
+  /// token of that command for io_live: the cache keeps the slot out of use meanwhile.
+  BAM_HD bool read_line(std::uint64_t line, std::uint32_t slot, cache_counters& c,
+                        std::uint64_t& live) const {
+    return io(p_.map.ssd_of(line), false, p_.map.lba_of(line), slot, c, &live);
   }
 
   /// Writes `slot` to `line` (replicated: to every SSD).
   BAM_HD bool write_line(std::uint64_t line, std::uint32_t slot, cache_counters& c) const {
     if (p_.map.layout == line_layout::striped)
-      return io(p_.map.ssd_of(line), true, p_.map.lba_of(line), slot, c);
+      return io(p_.map.ssd_of(line), true, p_.map.lba_of(line), slot, c, nullptr);
     bool ok = true;
     for (std::uint32_t d = 0; d < p_.map.ssds; ++d)
-      ok = io(d, true, p_.map.lba_of(line), slot, c) && ok;
+      ok = io(d, true, p_.map.lba_of(line), slot, c, nullptr) && ok;
     return ok;
+  }
+
+  /// True while the command of `token` (from read_line) may still be completed by the
+  /// controller and move data: queue_pair_ref::abandoned of its command ID on its queue.
+  BAM_HD bool io_live(std::uint64_t token) const {
+    const auto ssd = static_cast<std::uint32_t>(token >> 48) & 0x3fff;
+    const auto q = static_cast<std::uint32_t>(token >> 16);
+    return p_.queues.queue(ssd, q).abandoned(static_cast<std::uint16_t>(token));
+  }
+
+  /// Makes the queue of `token` claim the late completions posted for commands it gave up on
+  /// (a queue claims them only while it completes other commands): an NVMe Flush through it.
+  BAM_HD void reap(std::uint64_t token, cache_counters& c) const {
+    const auto ssd = static_cast<std::uint32_t>(token >> 48) & 0x3fff;
+    const auto q = static_cast<std::uint32_t>(token >> 16);
+    const nvme::completion e =
+        p_.queues.queue(ssd, q).submit_and_wait(nvme::flush(1), p_.timeout_ns);
+    c.add(c.flushes, 1);
+    if (!e.status().ok()) c.add_error(e.status());
   }
 
   /// NVMe Flush of namespace 1 of `ssd`.
@@ -69,19 +91,33 @@ class queue_storage_ref {
     const nvme::completion e =
         p_.queues.my_queue(ssd).submit_and_wait(nvme::flush(1), p_.timeout_ns);
     if (e.status().ok()) return true;
-    c.add(c.io_errors, 1);
+    c.add_error(e.status());
     return false;
   }
 
  private:
+  /// io_live's token of command `cid` on queue `q` of SSD `ssd`: non-zero (bit 62), < 2^63.
+  BAM_HD static std::uint64_t live_token(std::uint32_t ssd, std::uint32_t q, std::uint16_t cid) {
+    return std::uint64_t{1} << 62 | std::uint64_t{ssd} << 48 | std::uint64_t{q} << 16 | cid;
+  }
+
+  /// `live`: where a read that failed leaves the token of a command still live (nullptr for
+  /// writes).
   BAM_HD bool io(std::uint32_t ssd, bool write, std::uint64_t lba, std::uint32_t slot,
-                 cache_counters& c) const {
+                 cache_counters& c, std::uint64_t* live) const {
     const nvme::prp_pair prp = p_.prps[ssd * p_.prps_per_ssd + slot];
     const std::uint32_t nlb = p_.map.blocks_per_line();
     const nvme::command cmd = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
-    const nvme::completion e = p_.queues.my_queue(ssd).submit_and_wait(cmd, p_.timeout_ns);
+    const std::uint32_t q = p_.queues.my_queue_index();
+    const auto queue = p_.queues.queue(ssd, q);
+    const nvme::completion e = queue.submit_and_wait(cmd, p_.timeout_ns);
     if (!e.status().ok()) {
-      c.add(c.io_errors, 1);
+      c.add_error(e.status());
+      // Only a command the queue gave up on can still be running; its ID is abandoned until
+      // the queue claims its late completion (or the queue is reset).
+      constexpr nvme::status timeout = nvme::sc::host_timeout, failed = nvme::sc::host_queue_failed;
+      const bool gave_up = e.status() == timeout || e.status() == failed;
+      if (live != nullptr && gave_up && queue.abandoned(e.cid)) *live = live_token(ssd, q, e.cid);
       return false;
     }
     // A queue set whose data may be seen before it lands (a real controller writing GPU memory:

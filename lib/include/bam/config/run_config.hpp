@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "bam/cache/cache_config.hpp"
 #include "bam/config/enums.hpp"
 #include "bam/config/ssd_model.hpp"
 
@@ -98,6 +99,11 @@ struct queues_config {
 struct run_cache_config {
   std::uint64_t line_size = 4096;
   std::uint64_t capacity = std::uint64_t{1} << 30;
+  // ---- cache errors (issue 14) ----
+  /// What an array access that must succeed does when its line cannot be read (flag: counted,
+  /// T{} read, write dropped; trap: the program stops). See bam::cache_error_mode.
+  cache_error_mode on_error = cache_error_mode::flag;
+  // ---- end cache errors ----
   bool operator==(const run_cache_config&) const = default;
 };
 
@@ -207,5 +213,6 @@ const char* to_string(cache_temperature t);
 const char* to_string(cache_bench_layout l);
 const char* to_string(gpu_queue_mapping m);
 const char* to_string(storage_protocol p);
+const char* to_string(cache_error_mode m);
 
 }  // namespace bam

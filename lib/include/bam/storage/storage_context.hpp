@@ -16,7 +16,9 @@
 
 #include "bam/array/array.hpp"
 #include "bam/cache/cache_config.hpp"
+#include "bam/cache/cache_stats.hpp"
 #include "bam/config/run_config.hpp"
+#include "bam/report/run_result.hpp"
 #include "bam/storage/checksum.hpp"
 #include "bam/storage/dataset.hpp"
 
@@ -24,6 +26,10 @@ namespace bam {
 
 /// Throws config_error (storage.ssd_count) when `c` asks for more SSDs than a cache spans.
 void check_cache_ssds(const run_config& c);
+
+/// Adds the cache's failed I/Os in `s` to `r`: errors, timeouts, errors_by_status (named as
+/// nvme::status_name prints them; "Unrecorded status" for those the cache could not tell).
+void add_cache_errors(const cache_stats& s, run_result& r);
 
 template <class Derived, class Cache>
 class storage_context {
@@ -111,6 +117,19 @@ class storage_context {
   array_type<T> array(std::string_view name, std::uint64_t elements = dataset::whole) {
     return data_->template array_of<T>(cache().ref(), name, elements);
   }
+  /// True when the cache saw an I/O fail or an access get no data since its counters were last
+  /// reset (cache::io_failed()); false without a cache.
+  bool io_failed() const { return cache_ && cache_->io_failed(); }
+  /// Adds the cache's failures since its counters were last reset to `r` (add_cache_errors),
+  /// and its failed accesses to r.tool_stats["failed_accesses"].
+  void add_io_failures(run_result& r) const {
+    if (!cache_) return;
+    const cache_stats s = cache_->stats();
+    add_cache_errors(s, r);
+    nlohmann::json& f = r.tool_stats["failed_accesses"];
+    f = (f.is_number_unsigned() ? f.get<std::uint64_t>() : 0) + s.failed_accesses;
+  }
+
   /// 1, or one per SSD where the SSDs see the cache's slots at different bus addresses.
   std::uint32_t prp_tables() const { return cache_ ? cache_->storage().prp_tables() : 0; }
 
