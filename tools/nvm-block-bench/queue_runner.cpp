@@ -173,13 +173,15 @@ std::vector<thread_result> run_phase(
         const std::uint64_t end = now_ns();
         direction_result& d = st.req.read ? res.read : res.write;
         const nvme::status status = cqe.status();
+        // A wait that gave up (a timeout, or a failed queue) may leave the command with the
+        // controller: the slot waits in quarantine while the queue holds the command's ID.
+        const bool held = !status.ok() && st.q.abandoned(st.cid);
         if (!status.ok()) {
-          const bool timeout = status == nvme::sc::host_timeout;
           res.io_failed(
-              d, std::string(nvme::status_name(status)), timeout,
+              d, std::string(nvme::status_name(status)), status == nvme::sc::host_timeout,
               fmt::format("{} of SSD {} at byte {} failed: {}", st.req.read ? "read" : "write",
                           st.req.ssd, st.req.offset, nvme::describe(status)));
-          if (timeout) quarantined.push_back(s);
+          if (held) quarantined.push_back(s);
         } else {
           d.lat.add(end - st.submit_ns);
           ++d.ios;
@@ -194,7 +196,7 @@ std::vector<thread_result> run_phase(
         res.end_ns = end;
         if (ph.progress) ph.progress->fetch_add(1, std::memory_order_relaxed);
         if (!quarantined.empty()) release();
-        if (status != nvme::sc::host_timeout) issue(s);
+        if (!held) issue(s);
         // Only quarantined slots left: wait for the queue to let go of them, at most another
         // timeout; what is still held then is given up (the thread ends, bounded).
         if (fifo.empty() && !quarantined.empty()) {
