@@ -85,8 +85,9 @@ void run_case(std::uint32_t entries, std::uint32_t threads, std::uint32_t rounds
     unsigned long long* counts = nullptr;
     CUDA_OK(cudaMalloc(&counts, 2 * sizeof(unsigned long long)));
     CUDA_OK(cudaMemset(counts, 0, 2 * sizeof(unsigned long long)));
-    outstanding_kernel < <<(threads + 127) / 128, threads<128 ? threads : 128>>>(
-                             p, rounds, timeout_ns, counts, counts + 1);
+    const std::uint32_t block = threads < 128 ? threads : 128;
+    outstanding_kernel<<<(threads + block - 1) / block, block>>>(p, rounds, timeout_ns, counts,
+                                                                 counts + 1);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaDeviceSynchronize());
     unsigned long long h[2] = {};
