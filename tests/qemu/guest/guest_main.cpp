@@ -167,11 +167,11 @@ void check_interface(const kmod_device& dev) {
   expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a, EFAULT, "MAP_GET_ADDRS bad output pointer");
   a = {m.handle + 1000, reinterpret_cast<std::uintptr_t>(addrs), 0, 1};
   expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a, EINVAL, "MAP_GET_ADDRS unknown handle");
-  bamkit_unmap u{0};
+  bamkit_unmap u{0, 0, 0};
   expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP handle 0");
-  u = {1ull << 40};
+  u = {1ull << 40, 0, 0};
   expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP huge handle");
-  u = {m.handle};
+  u = {m.handle, 0, 0};
   check(::ioctl(fd, BAMKIT_IOC_UNMAP, &u) == 0, "UNMAP the mapping");
   expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP twice");
   // A mapping left for release() to clean up.
@@ -624,7 +624,7 @@ int run_gpu() {
   std::ofstream("/sys/module/nv_p2p_fake/parameters/revoke") << "1" << std::flush;
   check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "0 0",
         "gpu: free callback released everything");
-  bamkit_unmap u{g.handle};
+  bamkit_unmap u{g.handle, 0, 0};
   check(::ioctl(fd, BAMKIT_IOC_UNMAP, &u) == 0, "gpu: UNMAP after the free callback");
 
   // Mapped on both controllers, then the files are closed with the mappings alive.
