@@ -36,47 +36,40 @@
 #ifdef BAMKIT_HAVE_NV_P2P
 #include "nv-p2p.h"
 
-/* The NVIDIA driver's entry points, resolved at run time. */
+/* The NVIDIA driver's entry points, resolved at run time: nvidia_p2p_<name>. */
+#define BAMKIT_NV_FUNCTIONS(f) \
+	f(get_pages) f(put_pages) f(dma_map_pages) f(dma_unmap_pages) \
+	f(free_page_table) f(free_dma_mapping)
+
 struct bamkit_nv_ops {
-	typeof(&nvidia_p2p_get_pages) get_pages;
-	typeof(&nvidia_p2p_put_pages) put_pages;
-	typeof(&nvidia_p2p_dma_map_pages) dma_map_pages;
-	typeof(&nvidia_p2p_dma_unmap_pages) dma_unmap_pages;
-	typeof(&nvidia_p2p_free_page_table) free_page_table;
-	typeof(&nvidia_p2p_free_dma_mapping) free_dma_mapping;
+#define BAMKIT_NV_MEMBER(name) typeof(&nvidia_p2p_##name) name;
+	BAMKIT_NV_FUNCTIONS(BAMKIT_NV_MEMBER)
+#undef BAMKIT_NV_MEMBER
 };
 
 static void bamkit_nv_put(struct bamkit_nv_ops *ops)
 {
-	if (ops->get_pages)
-		symbol_put(nvidia_p2p_get_pages);
-	if (ops->put_pages)
-		symbol_put(nvidia_p2p_put_pages);
-	if (ops->dma_map_pages)
-		symbol_put(nvidia_p2p_dma_map_pages);
-	if (ops->dma_unmap_pages)
-		symbol_put(nvidia_p2p_dma_unmap_pages);
-	if (ops->free_page_table)
-		symbol_put(nvidia_p2p_free_page_table);
-	if (ops->free_dma_mapping)
-		symbol_put(nvidia_p2p_free_dma_mapping);
+#define BAMKIT_NV_PUT(name) \
+	if (ops->name) \
+		symbol_put(nvidia_p2p_##name);
+	BAMKIT_NV_FUNCTIONS(BAMKIT_NV_PUT)
+#undef BAMKIT_NV_PUT
 	memset(ops, 0, sizeof(*ops));
 }
 
 /* All of them or none (false: the NVIDIA driver is not loaded). */
 static bool bamkit_nv_get(struct bamkit_nv_ops *ops)
 {
-	ops->get_pages = symbol_get(nvidia_p2p_get_pages);
-	ops->put_pages = symbol_get(nvidia_p2p_put_pages);
-	ops->dma_map_pages = symbol_get(nvidia_p2p_dma_map_pages);
-	ops->dma_unmap_pages = symbol_get(nvidia_p2p_dma_unmap_pages);
-	ops->free_page_table = symbol_get(nvidia_p2p_free_page_table);
-	ops->free_dma_mapping = symbol_get(nvidia_p2p_free_dma_mapping);
-	if (ops->get_pages && ops->put_pages && ops->dma_map_pages && ops->dma_unmap_pages &&
-	    ops->free_page_table && ops->free_dma_mapping)
-		return true;
-	bamkit_nv_put(ops);
-	return false;
+	bool all = true;
+
+#define BAMKIT_NV_GET(name) \
+	ops->name = symbol_get(nvidia_p2p_##name); \
+	all = all && ops->name;
+	BAMKIT_NV_FUNCTIONS(BAMKIT_NV_GET)
+#undef BAMKIT_NV_GET
+	if (!all)
+		bamkit_nv_put(ops);
+	return all;
 }
 
 struct bamkit_gpu_mapping {
