@@ -3,7 +3,17 @@
  * fops.c - the character device: open/release, mmap of BAR0 and the ioctls
  * (bam/kmod/uapi.h). Every mapping belongs to the open file that made it and
  * is released with it (close or process death) or when the device is removed.
+ *
+ * Who may do what (kmod/README.md has the table):
+ * - a read-only open: GET_INFO only (no BAR0 mapping, no DMA mapping);
+ * - a writable open: needs CAP_SYS_RAWIO unless the device is isolated by a
+ *   strict IOMMU (bamkit_dev.isolated), and only one file at a time may be
+ *   open for writing (EBUSY): that file owns the controller, and only its
+ *   release stops the controller.
+ * Pages are never unpinned while the controller may DMA into them: UNMAP
+ * while the controller runs defers the release until it is seen stopped.
  */
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
@@ -14,27 +24,43 @@
 
 static int bamkit_open(struct inode *inode, struct file *filp)
 {
+	bool writable = filp->f_mode & FMODE_WRITE;
 	struct bamkit_dev *bdev;
 	struct bamkit_file *bf;
+	int ret;
 
 	bdev = bamkit_dev_get_by_minor(iminor(inode));
 	if (!bdev)
 		return -ENODEV;
+	/* Without an isolating IOMMU the controller can DMA anywhere. */
+	if (writable && !bdev->isolated && !capable(CAP_SYS_RAWIO)) {
+		ret = -EPERM;
+		goto err_put;
+	}
 	bf = kzalloc(sizeof(*bf), GFP_KERNEL);
 	if (!bf) {
-		bamkit_dev_put(bdev);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_put;
 	}
 	bf->filp = filp;
 	mutex_init(&bf->lock);
 	xa_init_flags(&bf->maps, XA_FLAGS_ALLOC1);
+	INIT_LIST_HEAD(&bf->deferred);
 
 	mutex_lock(&bdev->lock);
 	if (bdev->gone) {
-		mutex_unlock(&bdev->lock);
-		kfree(bf);
-		bamkit_dev_put(bdev);
-		return -ENODEV;
+		ret = -ENODEV;
+		goto err_unlock;
+	}
+	if (writable) {
+		if (bdev->owner) {
+			ret = -EBUSY;
+			goto err_unlock;
+		}
+		ret = bamkit_master_restore(bdev);
+		if (ret)
+			goto err_unlock;
+		bdev->owner = bf;
 	}
 	bf->bdev = bdev;	/* the reference taken above */
 	list_add(&bf->node, &bdev->files);
@@ -42,6 +68,13 @@ static int bamkit_open(struct inode *inode, struct file *filp)
 
 	filp->private_data = bf;
 	return nonseekable_open(inode, filp);
+
+err_unlock:
+	mutex_unlock(&bdev->lock);
+	kfree(bf);
+err_put:
+	bamkit_dev_put(bdev);
+	return ret;
 }
 
 static void bamkit_free_mapping(struct bamkit_dev *bdev, struct bamkit_mapping *m)
@@ -52,7 +85,29 @@ static void bamkit_free_mapping(struct bamkit_dev *bdev, struct bamkit_mapping *
 		bamkit_unmap_gpu(bdev, m);
 }
 
-/* Releases every mapping of a file. Caller holds bdev->lock. */
+/* Releases the mappings unmapped while the controller ran. Caller holds bf->lock. */
+static void bamkit_release_deferred(struct bamkit_file *bf)
+{
+	struct bamkit_mapping *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &bf->deferred, deferred_node) {
+		list_del(&m->deferred_node);
+		bf->nr_maps--;
+		bamkit_free_mapping(bf->bdev, m);
+	}
+}
+
+/* Releases them if the controller is stopped now. Caller holds bf->lock. */
+static void bamkit_reap_deferred(struct bamkit_file *bf)
+{
+	if (!list_empty(&bf->deferred) && bamkit_stopped(bf->bdev))
+		bamkit_release_deferred(bf);
+}
+
+/*
+ * Releases every mapping of a file, the controller already stopped. Caller
+ * holds bdev->lock.
+ */
 void bamkit_file_release_mappings(struct bamkit_file *bf)
 {
 	struct bamkit_mapping *m;
@@ -61,8 +116,10 @@ void bamkit_file_release_mappings(struct bamkit_file *bf)
 	mutex_lock(&bf->lock);
 	xa_for_each(&bf->maps, idx, m) {
 		xa_erase(&bf->maps, idx);
+		bf->nr_maps--;
 		bamkit_free_mapping(bf->bdev, m);
 	}
+	bamkit_release_deferred(bf);
 	mutex_unlock(&bf->lock);
 }
 
@@ -73,9 +130,14 @@ static int bamkit_release(struct inode *inode, struct file *filp)
 
 	mutex_lock(&bdev->lock);
 	list_del(&bf->node);
-	if (!bdev->gone && !xa_empty(&bf->maps)) {
-		/* The controller may still point at this memory: stop it first. */
-		bamkit_quiesce(bdev);
+	if (bdev->owner == bf) {
+		bdev->owner = NULL;
+		/*
+		 * The controller may still point at this file's memory: stop it
+		 * first; if it does not stop, cut its bus mastering.
+		 */
+		if (!bamkit_quiesce(bdev))
+			bamkit_master_off(bdev);
 		bamkit_file_release_mappings(bf);
 	}
 	mutex_unlock(&bdev->lock);
@@ -124,6 +186,9 @@ static int bamkit_mmap(struct file *filp, struct vm_area_struct *vma)
 
 	if (READ_ONCE(bdev->gone))
 		return -ENODEV;
+	/* Even read-only, the registers are the controller's owner's. */
+	if (!(filp->f_mode & FMODE_WRITE))
+		return -EACCES;
 	if (!(vma->vm_flags & VM_SHARED))
 		return -EINVAL;
 	if (vma->vm_pgoff >= (bdev->bar_len >> PAGE_SHIFT) || len > bdev->bar_len - off)
@@ -140,13 +205,21 @@ static int bamkit_mmap(struct file *filp, struct vm_area_struct *vma)
 	return 0;
 }
 
-static long bamkit_ioctl_get_info(struct bamkit_dev *bdev, void __user *arg)
+static long bamkit_ioctl_get_info(struct bamkit_file *bf, void __user *arg)
 {
+	struct bamkit_dev *bdev = bf->bdev;
 	struct bamkit_info info = {};
 	struct pci_dev *pdev = bdev->pdev;
 
 	info.abi_version = BAMKIT_ABI_VERSION;
-	info.flags = bamkit_gpu_supported() ? BAMKIT_INFO_GPU_SUPPORT : 0;
+	if (bamkit_gpu_supported())
+		info.flags |= BAMKIT_INFO_GPU_SUPPORT;
+	if (bamkit_gpu_provider_loaded())
+		info.flags |= BAMKIT_INFO_GPU_PROVIDER;
+	if (bdev->isolated)
+		info.flags |= BAMKIT_INFO_IOMMU_ISOLATED;
+	if (bf->filp->f_mode & FMODE_WRITE)
+		info.flags |= BAMKIT_INFO_OWNER;
 	info.bar_size = bdev->bar_len;
 	info.vendor = pdev->vendor;
 	info.device = pdev->device;
@@ -167,10 +240,21 @@ static long bamkit_ioctl_map(struct bamkit_file *bf, void __user *arg, bool gpu)
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
+	bamkit_reap_deferred(bf);
+	if (bf->nr_maps >= BAMKIT_MAX_MAPPINGS)
+		return -ENOSPC;
 	if (gpu)
 		ret = bamkit_map_gpu(bf->bdev, req.vaddr, req.length, &m);
 	else
 		ret = bamkit_map_host(bf->bdev, req.vaddr, req.length, &m);
+	if (ret == -ENOMEM && !list_empty(&bf->deferred) && bamkit_stopped(bf->bdev)) {
+		/* Deferred mappings may hold the RLIMIT_MEMLOCK charge: retry without. */
+		bamkit_release_deferred(bf);
+		if (gpu)
+			ret = bamkit_map_gpu(bf->bdev, req.vaddr, req.length, &m);
+		else
+			ret = bamkit_map_host(bf->bdev, req.vaddr, req.length, &m);
+	}
 	if (ret)
 		return ret;
 	ret = xa_alloc(&bf->maps, &id, m, xa_limit_31b, GFP_KERNEL);
@@ -178,12 +262,15 @@ static long bamkit_ioctl_map(struct bamkit_file *bf, void __user *arg, bool gpu)
 		bamkit_free_mapping(bf->bdev, m);
 		return ret;
 	}
+	bf->nr_maps++;
 	m->handle = id;
 	req.handle = id;
 	req.pages = m->npages;
 	req.page_shift = m->page_shift;
 	if (copy_to_user(arg, &req, sizeof(req))) {
+		/* Never handed out: the controller cannot know these addresses. */
 		xa_erase(&bf->maps, id);
+		bf->nr_maps--;
 		bamkit_free_mapping(bf->bdev, m);
 		return -EFAULT;
 	}
@@ -207,6 +294,9 @@ static long bamkit_ioctl_get_addrs(struct bamkit_file *bf, void __user *arg)
 	m = bamkit_lookup(bf, req.handle);
 	if (!m)
 		return -EINVAL;
+	/* GPU memory freed under the mapping: its bus addresses are stale. */
+	if (bamkit_gpu_dead(m))
+		return -ENXIO;
 	if (req.count == 0 || (u64)req.first + req.count > m->npages)
 		return -EINVAL;
 	if (copy_to_user(u64_to_user_ptr(req.addrs), m->addrs + req.first,
@@ -215,19 +305,42 @@ static long bamkit_ioctl_get_addrs(struct bamkit_file *bf, void __user *arg)
 	return 0;
 }
 
-static long bamkit_ioctl_unmap(struct bamkit_file *bf, void __user *arg)
+static long bamkit_ioctl_unmap(struct bamkit_file *bf, struct bamkit_unmap __user *arg)
 {
 	struct bamkit_unmap req;
 	struct bamkit_mapping *m;
+	u32 flags = 0;
 
 	if (copy_from_user(&req, arg, sizeof(req)))
 		return -EFAULT;
-	if (req.handle == 0 || req.handle > U32_MAX)
+	/* Fail on an unwritable argument before anything is undone. */
+	if (put_user(0, &arg->flags))
+		return -EFAULT;
+	if (req.handle == 0 || req.handle > U32_MAX || req.reserved)
 		return -EINVAL;
 	m = xa_erase(&bf->maps, (unsigned long)req.handle);
 	if (!m)
 		return -EINVAL;
-	bamkit_free_mapping(bf->bdev, m);
+	if (bamkit_stopped(bf->bdev)) {
+		bf->nr_maps--;
+		bamkit_free_mapping(bf->bdev, m);
+		bamkit_release_deferred(bf);
+	} else if (bamkit_gpu_dead(m)) {
+		/* Its GPU memory is gone already: nothing left to keep. */
+		bf->nr_maps--;
+		bamkit_free_mapping(bf->bdev, m);
+	} else {
+		/*
+		 * The controller runs and may still be told to use this memory:
+		 * keep it pinned and mapped until it is seen stopped (a later
+		 * MAP or UNMAP) or the file is released.
+		 */
+		list_add_tail(&m->deferred_node, &bf->deferred);
+		flags = BAMKIT_UNMAP_DEFERRED;
+	}
+	/* The handle is gone either way: the flag only informs. */
+	if (flags)
+		(void)put_user(flags, &arg->flags);
 	return 0;
 }
 
@@ -235,6 +348,7 @@ static long bamkit_ioctl(struct file *filp, unsigned int cmd, unsigned long uarg
 {
 	struct bamkit_file *bf = filp->private_data;
 	void __user *arg = (void __user *)uarg;
+	bool owner = filp->f_mode & FMODE_WRITE;
 	long ret;
 
 	mutex_lock(&bf->lock);
@@ -245,19 +359,20 @@ static long bamkit_ioctl(struct file *filp, unsigned int cmd, unsigned long uarg
 	}
 	switch (cmd) {
 	case BAMKIT_IOC_GET_INFO:
-		ret = bamkit_ioctl_get_info(bf->bdev, arg);
+		ret = bamkit_ioctl_get_info(bf, arg);
 		break;
 	case BAMKIT_IOC_MAP_HOST:
-		ret = bamkit_ioctl_map(bf, arg, false);
+		ret = owner ? bamkit_ioctl_map(bf, arg, false) : -EBADF;
 		break;
 	case BAMKIT_IOC_MAP_GPU:
-		ret = bamkit_ioctl_map(bf, arg, true);
+		ret = owner ? bamkit_ioctl_map(bf, arg, true) : -EBADF;
 		break;
 	case BAMKIT_IOC_MAP_GET_ADDRS:
-		ret = bamkit_ioctl_get_addrs(bf, arg);
+		/* Without an IOMMU these are physical addresses: the owner's only. */
+		ret = owner ? bamkit_ioctl_get_addrs(bf, arg) : -EBADF;
 		break;
 	case BAMKIT_IOC_UNMAP:
-		ret = bamkit_ioctl_unmap(bf, arg);
+		ret = owner ? bamkit_ioctl_unmap(bf, arg) : -EBADF;
 		break;
 	default:
 		ret = -ENOTTY;

@@ -2,15 +2,24 @@
 /*
  * host_map.c - pin user memory and map it for a controller's DMA through the
  * DMA API (so an IOMMU is honoured), reporting the bus address of each 4 KiB page.
+ *
+ * Pinned pages are charged as io_uring charges its registered buffers: to the
+ * caller's user against RLIMIT_MEMLOCK (unless it has CAP_IPC_LOCK) and to
+ * the process's pinned_vm (VmPin in /proc/<pid>/status). The charge goes with
+ * the mapping, so it is returned to the right account whoever releases it.
  */
+#include <linux/capability.h>
 #include <linux/dma-mapping.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/sched/user.h>
 #include <linux/slab.h>
 
 #include "bamkit.h"
 
 /* Fill m->addrs with the bus address of every 4 KiB page of the mapped table. */
-static int bamkit_collect_addrs(struct bamkit_mapping *m)
+static int bamkit_collect_addrs(struct bamkit_dev *bdev, struct bamkit_mapping *m)
 {
 	struct scatterlist *sg;
 	u32 n = 0;
@@ -21,6 +30,16 @@ static int bamkit_collect_addrs(struct bamkit_mapping *m)
 		unsigned int len = sg_dma_len(sg);
 		unsigned int off;
 
+		/*
+		 * bamkit never syncs: memory that would be bounced is refused.
+		 * A translating IOMMU maps page-aligned segments in place (its
+		 * DMA ops say "sync needed" for any address on some kernels).
+		 */
+		if (!bdev->translated && dma_need_sync(&bdev->pdev->dev, addr)) {
+			dev_err_ratelimited(&bdev->pdev->dev,
+					    "DMA to this memory would go through bounce buffers: refused\n");
+			return -EIO;
+		}
 		if ((addr | len) & ((1u << BAMKIT_BUS_PAGE_SHIFT) - 1))
 			return -EIO;
 		for (off = 0; off < len; off += 1u << BAMKIT_BUS_PAGE_SHIFT) {
@@ -30,6 +49,70 @@ static int bamkit_collect_addrs(struct bamkit_mapping *m)
 		}
 	}
 	return n == m->npages ? 0 : -EIO;
+}
+
+/*
+ * Whether [vaddr, vaddr + length) is covered by writable memory mappings of
+ * ordinary pages: a quick EFAULT before anything is allocated for a range
+ * that cannot be pinned.
+ */
+static int bamkit_check_range(u64 vaddr, u64 length)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long addr = vaddr, end = vaddr + length;
+	struct vm_area_struct *vma;
+	int ret = 0;
+
+	if (!mm)
+		return -EFAULT;
+	mmap_read_lock(mm);
+	while (addr < end) {
+		vma = vma_lookup(mm, addr);
+		if (!vma || !(vma->vm_flags & VM_WRITE) || (vma->vm_flags & (VM_IO | VM_PFNMAP))) {
+			ret = -EFAULT;
+			break;
+		}
+		addr = vma->vm_end;
+	}
+	mmap_read_unlock(mm);
+	return ret;
+}
+
+static int bamkit_charge(struct bamkit_mapping *m, unsigned long nr)
+{
+	if (!capable(CAP_IPC_LOCK)) {
+		unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT;
+		struct user_struct *user = get_uid(current_user());
+		unsigned long cur = atomic_long_read(&user->locked_vm);
+		unsigned long new;
+
+		do {
+			new = cur + nr;
+			if (new > limit || new < cur) {
+				free_uid(user);
+				return -ENOMEM;
+			}
+		} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, new));
+		m->user = user;
+	}
+	m->mm = current->mm;
+	mmgrab(m->mm);
+	atomic64_add(nr, &m->mm->pinned_vm);
+	m->charged = nr;
+	return 0;
+}
+
+static void bamkit_uncharge(struct bamkit_mapping *m)
+{
+	if (!m->charged)
+		return;
+	if (m->user) {
+		atomic_long_sub(m->charged, &m->user->locked_vm);
+		free_uid(m->user);
+	}
+	atomic64_sub(m->charged, &m->mm->pinned_vm);
+	mmdrop(m->mm);
+	m->charged = 0;
 }
 
 int bamkit_map_host(struct bamkit_dev *bdev, u64 vaddr, u64 length,
@@ -48,9 +131,12 @@ int bamkit_map_host(struct bamkit_dev *bdev, u64 vaddr, u64 length,
 		return -EINVAL;
 	if (!access_ok((void __user *)(uintptr_t)vaddr, length))
 		return -EFAULT;
+	ret = bamkit_check_range(vaddr, length);
+	if (ret)
+		return ret;
 
 	nr = length >> PAGE_SHIFT;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	m = kzalloc(sizeof(*m), GFP_KERNEL_ACCOUNT);
 	if (!m)
 		return -ENOMEM;
 	m->kind = BAMKIT_MAP_HOST;
@@ -58,8 +144,12 @@ int bamkit_map_host(struct bamkit_dev *bdev, u64 vaddr, u64 length,
 	m->length = length;
 	m->page_shift = BAMKIT_BUS_PAGE_SHIFT;
 	m->npages = length >> BAMKIT_BUS_PAGE_SHIFT;
-	m->pages = kvmalloc_array(nr, sizeof(*m->pages), GFP_KERNEL);
-	m->addrs = kvmalloc_array(m->npages, sizeof(*m->addrs), GFP_KERNEL);
+	/* Charged before the page arrays exist: RLIMIT_MEMLOCK bounds them too. */
+	ret = bamkit_charge(m, nr);
+	if (ret)
+		goto err;
+	m->pages = kvmalloc_array(nr, sizeof(*m->pages), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	m->addrs = kvmalloc_array(m->npages, sizeof(*m->addrs), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!m->pages || !m->addrs) {
 		ret = -ENOMEM;
 		goto err;
@@ -76,7 +166,7 @@ int bamkit_map_host(struct bamkit_dev *bdev, u64 vaddr, u64 length,
 		goto err;
 	}
 
-	ret = sg_alloc_table_from_pages(&m->sgt, m->pages, nr, 0, length, GFP_KERNEL);
+	ret = sg_alloc_table_from_pages(&m->sgt, m->pages, nr, 0, length, GFP_KERNEL_ACCOUNT);
 	if (ret)
 		goto err;
 	ret = dma_map_sgtable(&bdev->pdev->dev, &m->sgt, DMA_BIDIRECTIONAL, 0);
@@ -85,7 +175,7 @@ int bamkit_map_host(struct bamkit_dev *bdev, u64 vaddr, u64 length,
 		goto err;
 	}
 	m->sgt_mapped = true;
-	ret = bamkit_collect_addrs(m);
+	ret = bamkit_collect_addrs(bdev, m);
 	if (ret)
 		goto err;
 	*out = m;
@@ -105,6 +195,7 @@ void bamkit_unmap_host(struct bamkit_dev *bdev, struct bamkit_mapping *m)
 	/* The controller may have written: mark the pages dirty as they go back. */
 	if (m->nr_pinned)
 		unpin_user_pages_dirty_lock(m->pages, m->nr_pinned, true);
+	bamkit_uncharge(m);
 	kvfree(m->pages);
 	kvfree(m->addrs);
 	kfree(m);

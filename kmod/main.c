@@ -9,11 +9,17 @@
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/fs.h>
+#include <linux/dma-map-ops.h>
+#include <linux/dma-mapping.h>
 #include <linux/idr.h>
 #include <linux/io.h>
+#include <linux/iommu.h>
+#include <linux/irqdomain.h>
+#include <linux/msi.h>
 #include <linux/jiffies.h>
 #include <linux/module.h>
 #include <linux/slab.h>
+#include <linux/swiotlb.h>
 #include <linux/version.h>
 
 #include "bamkit.h"
@@ -29,44 +35,105 @@ static struct bamkit_dev *bamkit_devs[BAMKIT_MAX_DEVICES];
 #define NVME_REG_CAP 0x00
 #define NVME_REG_CC 0x14
 #define NVME_REG_CSTS 0x1c
+#define NVME_CC_EN 0x1u
+#define NVME_CSTS_RDY 0x1u
 
 /*
  * Stop the controller's DMA: clear CC.EN and wait for CSTS.RDY to drop, so that
  * no queue still points into memory that is about to be unpinned. Used when
  * mappings are released behind the user's back (file closed, device removed).
+ * Returns false when the controller did not stop within CAP.TO.
  */
-void bamkit_quiesce(struct bamkit_dev *bdev)
+bool bamkit_quiesce(struct bamkit_dev *bdev)
 {
 	u32 cc, csts;
 	u32 cap;
 	unsigned long deadline;
 
 	if (!bdev->regs)
-		return;
+		return true;
 	cc = readl(bdev->regs + NVME_REG_CC);
-	if (cc == ~0u || !(cc & 1u))
-		return;
+	if (cc == ~0u)
+		return true;	/* not answering: gone from the bus */
 	cap = readl(bdev->regs + NVME_REG_CAP);	/* CAP.TO is in the low half */
-	writel(cc & ~1u, bdev->regs + NVME_REG_CC);
+	if (cc & NVME_CC_EN)
+		writel(cc & ~NVME_CC_EN, bdev->regs + NVME_REG_CC);
 	/* CAP.TO is in 500 ms units; wait at most that (and at least 1 s). */
 	deadline = jiffies + msecs_to_jiffies(max_t(u32, 1000, ((cap >> 24) & 0xff) * 500));
 	for (;;) {
 		csts = readl(bdev->regs + NVME_REG_CSTS);
-		if (csts == ~0u || !(csts & 1u))
-			return;
+		if (csts == ~0u || !(csts & NVME_CSTS_RDY))
+			return true;
 		if (time_after(jiffies, deadline)) {
 			dev_warn(&bdev->pdev->dev, "controller did not become idle after reset\n");
-			return;
+			return false;
 		}
 		usleep_range(1000, 2000);
 	}
+}
+
+/*
+ * Whether the controller cannot DMA now: disabled and idle (CC.EN = 0 and
+ * CSTS.RDY = 0, what a controller reset or shutdown by its owner leaves),
+ * not answering, or with bus mastering off. Memory unmapped by the owner is
+ * unpinned only then.
+ */
+bool bamkit_stopped(struct bamkit_dev *bdev)
+{
+	u32 cc, csts;
+
+	if (!bdev->regs || atomic_read(&bdev->master_off))
+		return true;
+	cc = readl(bdev->regs + NVME_REG_CC);
+	if (cc == ~0u)
+		return true;
+	if (cc & NVME_CC_EN)
+		return false;
+	csts = readl(bdev->regs + NVME_REG_CSTS);
+	return csts == ~0u || !(csts & NVME_CSTS_RDY);
+}
+
+/*
+ * Cut the controller's DMA at once, without waiting for it: for the GPU free
+ * callback (which may not sleep) and for a controller that would not stop.
+ */
+void bamkit_master_off(struct bamkit_dev *bdev)
+{
+	pci_clear_master(bdev->pdev);
+	atomic_set(&bdev->master_off, 1);
+}
+
+/*
+ * Called for a new owner (under bdev->lock): bus mastering that was cut is
+ * turned back on only once the controller is seen stopped, so that it cannot
+ * resume DMA into memory that was freed meanwhile.
+ */
+int bamkit_master_restore(struct bamkit_dev *bdev)
+{
+	if (!atomic_read(&bdev->master_off))
+		return 0;
+	if (!bamkit_quiesce(bdev)) {
+		dev_err(&bdev->pdev->dev,
+			"bus mastering stays off: the controller does not stop (unbind and rebind it)\n");
+		return -EIO;
+	}
+	pci_set_master(bdev->pdev);
+	atomic_set(&bdev->master_off, 0);
+	dev_info(&bdev->pdev->dev, "controller stopped, bus mastering back on\n");
+	return 0;
 }
 
 static void bamkit_dev_free(struct kref *ref)
 {
 	struct bamkit_dev *bdev = container_of(ref, struct bamkit_dev, ref);
 
+	pci_dev_put(bdev->pdev);
 	kfree(bdev);
+}
+
+void bamkit_dev_get(struct bamkit_dev *bdev)
+{
+	kref_get(&bdev->ref);
 }
 
 void bamkit_dev_put(struct bamkit_dev *bdev)
@@ -87,9 +154,108 @@ struct bamkit_dev *bamkit_dev_get_by_minor(unsigned int minor)
 	return bdev;
 }
 
+static int bamkit_count_device(struct device *dev, void *data)
+{
+	++*(int *)data;
+	return 0;
+}
+
+/*
+ * Whether a DMA write to the MSI address range can only raise this device's
+ * own interrupts (interrupt remapping): otherwise its owner could inject any
+ * interrupt, which is why VFIO refuses such devices too.
+ */
+static bool bamkit_msi_isolated(struct pci_dev *pdev)
+{
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+	return msi_device_has_isolated_msi(&pdev->dev);
+#elif LINUX_VERSION_CODE >= KERNEL_VERSION(5, 19, 0)
+	return irq_domain_check_msi_remap() ||
+	       device_iommu_capable(&pdev->dev, IOMMU_CAP_INTR_REMAP);
+#else
+	return irq_domain_check_msi_remap() || iommu_capable(pdev->dev.bus, IOMMU_CAP_INTR_REMAP);
+#endif
+}
+
+/*
+ * Whether the IOMMU confines the controller to what this module maps for it:
+ * a translating domain in strict mode (an unmapped address faults at once; a
+ * lazy domain's flush queue may leave a freed page reachable for a while), no
+ * other device in the group (peer-to-peer between group members may bypass
+ * the IOMMU), and interrupt remapping. Says why not in `why`.
+ */
+static bool bamkit_iommu_isolates(struct bamkit_dev *bdev, const char **why)
+{
+	struct pci_dev *pdev = bdev->pdev;
+	struct iommu_domain *domain = iommu_get_domain_for_dev(&pdev->dev);
+	struct iommu_group *group;
+	int n = 0;
+
+	bdev->translated = domain && (domain->type & __IOMMU_DOMAIN_PAGING);
+	if (!domain) {
+		*why = "no IOMMU";
+		return false;
+	}
+	if (domain->type == IOMMU_DOMAIN_DMA_FQ) {
+		*why = "IOMMU in lazy mode (boot with iommu.strict=1)";
+		return false;
+	}
+	if (domain->type != IOMMU_DOMAIN_DMA) {
+		*why = "IOMMU not translating (passthrough)";
+		return false;
+	}
+	group = iommu_group_get(&pdev->dev);
+	if (!group) {
+		*why = "no IOMMU group";
+		return false;
+	}
+	iommu_group_for_each_dev(group, &n, bamkit_count_device);
+	iommu_group_put(group);
+	if (n != 1) {
+		*why = "IOMMU group shared with other devices";
+		return false;
+	}
+	if (!bamkit_msi_isolated(pdev)) {
+		*why = "IOMMU without interrupt remapping";
+		return false;
+	}
+	*why = "strict IOMMU translation";
+	return true;
+}
+
+/*
+ * bamkit hands bus addresses to the controller directly and never calls
+ * dma_sync: it must be able to address all of memory without bounce buffers.
+ */
+static int bamkit_check_dma(struct pci_dev *pdev)
+{
+	if (dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64))) {
+		dev_err(&pdev->dev, "no 64-bit DMA mask: refused (bamkit cannot bounce-buffer DMA)\n");
+		return -EIO;
+	}
+	if (!dev_is_dma_coherent(&pdev->dev)) {
+		dev_err(&pdev->dev, "DMA is not cache-coherent: refused (bamkit never syncs DMA)\n");
+		return -EIO;
+	}
+	if (dma_addressing_limited(&pdev->dev)) {
+		dev_err(&pdev->dev,
+			"DMA cannot reach all of memory: refused (bamkit cannot bounce-buffer DMA)\n");
+		return -EIO;
+	}
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 16, 0)
+	if (is_swiotlb_force_bounce(&pdev->dev)) {
+		dev_err(&pdev->dev,
+			"every DMA would be bounced (swiotlb=force or memory encryption): refused\n");
+		return -EIO;
+	}
+#endif
+	return 0;
+}
+
 static int bamkit_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct bamkit_dev *bdev;
+	const char *why;
 	int ret;
 
 	if (!(pci_resource_flags(pdev, 0) & IORESOURCE_MEM)) {
@@ -104,11 +270,12 @@ static int bamkit_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	bdev = kzalloc(sizeof(*bdev), GFP_KERNEL);
 	if (!bdev)
 		return -ENOMEM;
-	bdev->pdev = pdev;
+	bdev->pdev = pci_dev_get(pdev);
 	kref_init(&bdev->ref);
 	mutex_init(&bdev->lock);
 	mutex_init(&bdev->bar_lock);
 	INIT_LIST_HEAD(&bdev->files);
+	atomic_set(&bdev->master_off, 0);
 
 	ret = pci_enable_device_mem(pdev);
 	if (ret)
@@ -116,13 +283,10 @@ static int bamkit_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ret = pci_request_region(pdev, 0, BAMKIT_NAME);
 	if (ret)
 		goto err_disable;
-	ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	ret = bamkit_check_dma(pdev);
 	if (ret)
-		ret = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(32));
-	if (ret) {
-		dev_err(&pdev->dev, "no usable DMA mask\n");
 		goto err_release;
-	}
+	bdev->isolated = bamkit_iommu_isolates(bdev, &why);
 	pci_set_master(pdev);
 	/* Queues run without interrupts: keep INTx from firing unhandled. */
 	pci_intx(pdev, 0);
@@ -148,9 +312,6 @@ static int bamkit_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	}
 	bdev->cdev->ops = &bamkit_fops;
 	bdev->cdev->owner = THIS_MODULE;
-	mutex_lock(&bamkit_devs_lock);
-	bamkit_devs[bdev->minor] = bdev;
-	mutex_unlock(&bamkit_devs_lock);
 	ret = cdev_add(bdev->cdev, bdev->devt, 1);
 	if (ret)
 		goto err_cdev;
@@ -161,14 +322,21 @@ static int bamkit_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		goto err_cdev;
 	}
 	pci_set_drvdata(pdev, bdev);
-	dev_info(&pdev->dev, "bound as /dev/" BAMKIT_DEVICE_PREFIX "%d, BAR0 %pa bytes\n",
-		 bdev->minor, &bdev->bar_len);
+	/*
+	 * Published last: open() finds the device only from here on, so no file
+	 * can hold a reference to it on any error path above (an open before
+	 * this point gets ENODEV).
+	 */
+	mutex_lock(&bamkit_devs_lock);
+	bamkit_devs[bdev->minor] = bdev;
+	mutex_unlock(&bamkit_devs_lock);
+	dev_info(&pdev->dev, "bound as /dev/" BAMKIT_DEVICE_PREFIX "%d, BAR0 %pa bytes; %s: %s\n",
+		 bdev->minor, &bdev->bar_len, why,
+		 bdev->isolated ? "the node's permissions decide who may use it"
+				: "writable opens need CAP_SYS_RAWIO");
 	return 0;
 
 err_cdev:
-	mutex_lock(&bamkit_devs_lock);
-	bamkit_devs[bdev->minor] = NULL;
-	mutex_unlock(&bamkit_devs_lock);
 	cdev_del(bdev->cdev);
 err_minor:
 	ida_free(&bamkit_minors, bdev->minor);
@@ -181,7 +349,7 @@ err_release:
 err_disable:
 	pci_disable_device(pdev);
 err_free:
-	kfree(bdev);
+	bamkit_dev_put(bdev);	/* never published: this is the only reference */
 	return ret;
 }
 
@@ -203,7 +371,9 @@ static void bamkit_remove(struct pci_dev *pdev)
 
 	mutex_lock(&bdev->lock);
 	WRITE_ONCE(bdev->gone, true);
-	bamkit_quiesce(bdev);
+	bdev->owner = NULL;
+	if (!bamkit_quiesce(bdev))
+		bamkit_master_off(bdev);
 	list_for_each_entry(bf, &bdev->files, node) {
 		bamkit_file_release_mappings(bf);
 		/* Revoke BAR mappings: a later access faults (SIGBUS). */
@@ -256,7 +426,9 @@ static int __init bamkit_init(void)
 	if (ret)
 		goto err_class;
 	if (bamkit_gpu_supported())
-		pr_info(BAMKIT_NAME ": loaded, GPU memory mapping built in (nv-p2p)\n");
+		pr_info(BAMKIT_NAME ": loaded, GPU memory mapping built in (nv-p2p); the NVIDIA driver is %s\n",
+			bamkit_gpu_provider_loaded() ? "loaded"
+						     : "not loaded now (MAP_GPU returns -ENOPKG until it is)");
 	else
 		pr_info(BAMKIT_NAME ": loaded, GPU memory mapping NOT built in "
 			"(rebuild with NVIDIA_SRC=<nvidia driver source>); MAP_GPU returns -EOPNOTSUPP\n");

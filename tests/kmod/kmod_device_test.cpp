@@ -19,7 +19,8 @@ TEST(kmod_uapi, layout_is_fixed) {
   EXPECT_EQ(sizeof(bamkit_map), 32u);
   EXPECT_EQ(offsetof(bamkit_map, handle), 16u);
   EXPECT_EQ(sizeof(bamkit_map_addrs), 24u);
-  EXPECT_EQ(sizeof(bamkit_unmap), 8u);
+  EXPECT_EQ(sizeof(bamkit_unmap), 16u);
+  EXPECT_EQ(offsetof(bamkit_unmap, flags), 8u);
   // The ioctl numbers carry the struct sizes and both directions.
   EXPECT_EQ(_IOC_SIZE(BAMKIT_IOC_GET_INFO), sizeof(bamkit_info));
   EXPECT_EQ(_IOC_SIZE(BAMKIT_IOC_MAP_HOST), sizeof(bamkit_map));

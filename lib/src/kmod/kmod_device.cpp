@@ -18,11 +18,29 @@ namespace {
 [[noreturn]] void throw_errno(int err, const std::string& what) {
   throw std::system_error(err, std::generic_category(), what);
 }
+
+/// What the module means by the errors a user meets first (kmod/README.md, "What you see").
+std::string explain(int err) {
+  switch (err) {
+    case EPERM:
+      return " (needs CAP_SYS_RAWIO: the controller is not isolated by a strict IOMMU)";
+    case EBUSY:
+      return " (another file has the controller open for writing: one owner at a time)";
+    case ENOMEM:
+      return " (pinned memory is charged to RLIMIT_MEMLOCK: ulimit -l)";
+    case ENOSPC:
+      return " (at most " + std::to_string(BAMKIT_MAX_MAPPINGS) + " mappings per open file)";
+    case ENOPKG:
+      return " (the NVIDIA driver is not loaded)";
+    default:
+      return "";
+  }
+}
 }  // namespace
 
 kmod_device::kmod_device(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-  if (fd_ < 0) throw_errno(errno, "open " + path);
+  if (fd_ < 0) throw_errno(errno, "open " + path + explain(errno));
   if (::ioctl(fd_, BAMKIT_IOC_GET_INFO, &info_) != 0) {
     const int err = errno;
     close();
@@ -81,7 +99,10 @@ kmod_mapping kmod_device::map(unsigned long request, std::uint64_t addr, std::si
   bamkit_map req{};
   req.vaddr = addr;
   req.length = bytes;
-  if (::ioctl(fd_, request, &req) != 0) throw_errno(errno, path_ + ": DMA map");
+  if (::ioctl(fd_, request, &req) != 0) {
+    const int err = errno;
+    throw_errno(err, path_ + ": DMA map" + explain(err));
+  }
   kmod_mapping m;
   m.handle = req.handle;
   m.page_shift = req.page_shift;
@@ -107,10 +128,11 @@ kmod_mapping kmod_device::map_gpu(std::uint64_t gpu_addr, std::size_t bytes) con
   return map(BAMKIT_IOC_MAP_GPU, gpu_addr, bytes);
 }
 
-void kmod_device::unmap(std::uint64_t handle) const {
+bool kmod_device::unmap(std::uint64_t handle) const {
   bamkit_unmap req{};
   req.handle = handle;
   if (::ioctl(fd_, BAMKIT_IOC_UNMAP, &req) != 0) throw_errno(errno, path_ + ": BAMKIT_IOC_UNMAP");
+  return (req.flags & BAMKIT_UNMAP_DEFERRED) != 0;
 }
 
 std::vector<std::string> kmod_device_paths() {

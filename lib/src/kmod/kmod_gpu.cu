@@ -43,13 +43,20 @@ std::uint32_t* kmod_gpu_bar::cq_doorbell(std::uint16_t qid, std::uint32_t dstrd)
 }
 
 kmod_gpu_allocator::~kmod_gpu_allocator() {
-  for (block& b : blocks_) {
-    try {
-      dev_->unmap(b.handle);
-    } catch (...) {
-    }
-    cudaFree(b.raw);
+  for (block& b : blocks_)
+    release(b);
+}
+
+void kmod_gpu_allocator::release(const block& b) noexcept {
+  bool deferred = false;
+  try {
+    deferred = dev_->unmap(b.handle);
+  } catch (...) {
   }
+  // The controller was running: the module keeps the mapping until it stops, and GPU memory
+  // freed under a mapping makes it cut the controller's bus mastering. Leave it allocated:
+  // it goes with the CUDA context.
+  if (!deferred) cudaFree(b.raw);
 }
 
 dma_region kmod_gpu_allocator::allocate(std::size_t bytes) {
@@ -83,11 +90,7 @@ void kmod_gpu_allocator::free(dma_region& region) noexcept {
   const auto it = std::find_if(blocks_.begin(), blocks_.end(),
                                [&](const block& b) { return b.aligned == region.vaddr; });
   if (it == blocks_.end()) return;
-  try {
-    dev_->unmap(it->handle);
-  } catch (...) {
-  }
-  cudaFree(it->raw);
+  release(*it);
   blocks_.erase(it);
   region = {};
 }

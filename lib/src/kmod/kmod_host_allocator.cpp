@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 
 #include <cerrno>
+#include <cstring>
 #include <stdexcept>
 #include <system_error>
 
@@ -20,16 +21,18 @@ kmod_host_allocator::kmod_host_allocator(std::vector<const kmod_device*> devices
 
 kmod_host_allocator::~kmod_host_allocator() {
   std::lock_guard lock(mutex_);
-  for (auto& [vaddr, e] : live_)
+  for (auto& [vaddr, e] : regions_)
     release(vaddr, e.size, e.handles);
-  live_.clear();
+  regions_.clear();
+  idle_.clear();
 }
 
 void kmod_host_allocator::release(void* vaddr, std::size_t size,
                                   const std::vector<std::uint64_t>& handles) noexcept {
   for (std::size_t d = 0; d < handles.size(); ++d) {
     try {
-      devices_[d]->unmap(handles[d]);
+      // Deferred or not, the pages stay pinned as long as the module needs them.
+      (void)devices_[d]->unmap(handles[d]);
     } catch (...) {  // noexcept: a failed unmap is released with the device file
     }
   }
@@ -41,6 +44,7 @@ dma_region kmod_host_allocator::allocate(std::size_t bytes) {
   const bool huge = huge_pages_ && bytes > (std::size_t{1} << page_size_log2());
   const std::size_t page = huge ? huge_page_bytes : std::size_t{1} << page_size_log2();
   const std::size_t size = bytes == 0 ? page : (bytes + page - 1) / page * page;
+  if (dma_region r = reuse(size); r.vaddr != nullptr) return r;
   // Anonymous mappings are page aligned and zero-filled; populate and lock them so that the
   // pages the module pins are the ones that stay.
   int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE;
@@ -72,36 +76,61 @@ dma_region kmod_host_allocator::allocate(std::size_t bytes) {
   r.page_size_log2 = e.page_shift;
   r.bus_pages = e.bus_pages.front();
   std::lock_guard lock(mutex_);
-  live_[p] = std::move(e);
+  regions_[p] = std::move(e);
+  ++live_;
+  return r;
+}
+
+dma_region kmod_host_allocator::reuse(std::size_t size) {
+  dma_region r;
+  {
+    std::lock_guard lock(mutex_);
+    const auto it = idle_.find(size);
+    if (it == idle_.end()) return r;
+    r.vaddr = it->second;
+    idle_.erase(it);
+    entry& e = regions_.at(r.vaddr);
+    e.idle = false;
+    ++live_;
+    r.size = size;
+    r.page_size_log2 = e.page_shift;
+    r.bus_pages = e.bus_pages.front();
+  }
+  std::memset(r.vaddr, 0, r.size);  // as a fresh anonymous mapping
   return r;
 }
 
 std::uint64_t kmod_host_allocator::device_bus_address(const dma_region& region, std::size_t offset,
                                                       std::uint32_t device) const {
   std::lock_guard lock(mutex_);
-  const entry& e = live_.at(region.vaddr);
+  const entry& e = regions_.at(region.vaddr);
+  if (e.idle) throw std::out_of_range("kmod_host_allocator: region was freed");
   const std::uint32_t shift = e.page_shift;
   return e.bus_pages.at(device).at(offset >> shift) + (offset & ((std::size_t{1} << shift) - 1));
 }
 
 void kmod_host_allocator::free(dma_region& region) noexcept {
   if (region.vaddr == nullptr) return;
-  std::vector<std::uint64_t> handles;
   {
     std::lock_guard lock(mutex_);
-    auto it = live_.find(region.vaddr);
-    if (it != live_.end()) {
-      handles = std::move(it->second.handles);
-      live_.erase(it);
+    const auto it = regions_.find(region.vaddr);
+    if (it != regions_.end() && !it->second.idle) {
+      it->second.idle = true;
+      --live_;
+      idle_.emplace(it->second.size, region.vaddr);
     }
   }
-  release(region.vaddr, region.size, handles);
   region = {};
 }
 
 std::size_t kmod_host_allocator::live_regions() const {
   std::lock_guard lock(mutex_);
-  return live_.size();
+  return live_;
+}
+
+std::size_t kmod_host_allocator::idle_regions() const {
+  std::lock_guard lock(mutex_);
+  return idle_.size();
 }
 
 }  // namespace bam

@@ -1,6 +1,8 @@
 // bam_queue_io.cpp: verified block I/O through bamkit's BaM queue pair on a real controller.
 #include "bam_queue_io.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cstring>
@@ -85,6 +87,22 @@ io_result bam_queue_run(io_queue_pair& qp, dma_allocator& data, unsigned threads
   if (stats.submitted - submitted_before != extents.size())
     throw std::runtime_error("queue_pair counted a different number of submissions");
   return total;
+}
+
+bool host_io_verified(kmod_controller& kc, std::uint64_t lba0, std::uint64_t gen) {
+  const std::uint32_t bs = kc.info().lba_size;
+  const auto ext = random_extents(lba0, 256, max_extent_bytes / bs, gen);
+  auto& data = kc.data_allocator();
+  const auto w = bam_queue_extents(kc.driver(), data, 16, 4, ext, true, bs, gen, 5);
+  const auto r = bam_queue_extents(kc.driver(), data, 16, 4, ext, false, bs, gen, 5);
+  return w.bad_status == 0 && r.bad_status == 0 && r.bad_blocks == 0 && r.blocks == 256;
+}
+
+void disable_controller(const kmod_device& dev) {
+  const bar_ref bar = dev.bar();
+  bar.write32(nvme::reg::cc, bar.read32(nvme::reg::cc) & ~1u);
+  for (int i = 0; i < 10000 && nvme::csts_register{bar.read32(nvme::reg::csts)}.ready(); ++i)
+    ::usleep(1000);
 }
 
 }  // namespace bam::guest

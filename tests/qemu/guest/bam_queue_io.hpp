@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bam/driver/controller_driver.hpp"
+#include "bam/kmod/kmod_controller.hpp"
 #include "block_io.hpp"
 
 namespace bam::guest {
@@ -22,5 +23,12 @@ io_result bam_queue_extents(controller_driver& driver, dma_allocator& data, std:
 io_result bam_queue_run(io_queue_pair& qp, dma_allocator& data, unsigned threads,
                         const std::vector<extent>& extents, bool write, std::uint32_t block_size,
                         std::uint64_t gen, std::uint64_t tag);
+
+/// Verified I/O on a running controller: 256 stamped blocks from `lba0` written and read back
+/// through a BaM queue pair of 16 entries, 4 threads.
+bool host_io_verified(kmod_controller& kc, std::uint64_t lba0, std::uint64_t gen);
+
+/// Disables the controller as its owner's driver would (CC.EN = 0, then waits for CSTS.RDY = 0).
+void disable_controller(const kmod_device& dev);
 
 }  // namespace bam::guest

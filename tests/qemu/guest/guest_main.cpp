@@ -6,7 +6,13 @@
 //   bam-guest reverify  after unbind/rebind: the data of `full` is still there; short I/O
 //   bam-guest orphan D  a process using device D dies by SIGKILL: pins released, controller off
 //   bam-guest revoke D  device D is unbound while open: ioctls fail, BAR access faults
+//   bam-guest security D  who may use device D: read-only descriptors, one owner, privileges
+//                       (a child at uid 1000 without capabilities), RLIMIT_MEMLOCK, the
+//                       mapping bound, UNMAP while the controller runs (security.hpp)
+//   bam-guest fuzz D N  N random ioctls on device D from several threads, then verified I/O
+//   bam-guest kill D N  N processes killed by SIGKILL in the middle of I/O on device D
 //   bam-guest gpu       with the GPU-enabled module and tests/qemu/nv_p2p_fake: MAP_GPU
+//   bam-guest gpu-absent  the GPU-enabled module without the provider: MAP_GPU gives ENOPKG
 // Every check prints "ok ..." or "FAIL ..."; the exit status is the number of failures (max 100).
 #include <fcntl.h>
 #include <sys/ioctl.h>
@@ -36,39 +42,16 @@
 #include "bam/nvme/commands.hpp"
 #include "bam_queue_io.hpp"
 #include "block_io.hpp"
+#include "checks.hpp"
+#include "fuzz.hpp"
+#include "kill_io.hpp"
 #include "raw_nvme.hpp"
+#include "security.hpp"
 
 using namespace bam;
 using namespace bam::guest;
 
 namespace {
-
-std::atomic<int> failures{0};
-
-void check(bool ok, const std::string& what) {
-  std::printf("%s %s\n", ok ? "ok" : "FAIL", what.c_str());
-  std::fflush(stdout);
-  if (!ok) ++failures;
-}
-
-/// ioctl that must fail with `err`.
-void expect_errno(int fd, unsigned long req, void* arg, int err, const std::string& what) {
-  errno = 0;
-  const int r = ::ioctl(fd, req, arg);
-  const int got = errno;
-  check(r == -1 && got == err,
-        what + " -> " + (r == 0 ? "0" : std::strerror(got)) + " (want " + std::strerror(err) + ")");
-}
-
-void expect_mmap_errno(int fd, std::size_t len, off_t off, int flags, int err,
-                       const std::string& what) {
-  errno = 0;
-  void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, flags, fd, off);
-  const int got = errno;
-  if (p != MAP_FAILED) ::munmap(p, len);
-  check(p == MAP_FAILED && got == err,
-        what + " -> " + (p != MAP_FAILED ? "mapped" : std::strerror(got)));
-}
 
 /// Physical address of a resident page of this process (/proc/self/pagemap; needs root).
 std::uint64_t physical_address(const void* p) {
@@ -167,11 +150,11 @@ void check_interface(const kmod_device& dev) {
   expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a, EFAULT, "MAP_GET_ADDRS bad output pointer");
   a = {m.handle + 1000, reinterpret_cast<std::uintptr_t>(addrs), 0, 1};
   expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &a, EINVAL, "MAP_GET_ADDRS unknown handle");
-  bamkit_unmap u{0};
+  bamkit_unmap u{0, 0, 0};
   expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP handle 0");
-  u = {1ull << 40};
+  u = {1ull << 40, 0, 0};
   expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP huge handle");
-  u = {m.handle};
+  u = {m.handle, 0, 0};
   check(::ioctl(fd, BAMKIT_IOC_UNMAP, &u) == 0, "UNMAP the mapping");
   expect_errno(fd, BAMKIT_IOC_UNMAP, &u, EINVAL, "UNMAP twice");
   // A mapping left for release() to clean up.
@@ -259,16 +242,23 @@ std::unique_ptr<ctrl_under_test> bring_up(const std::string& path) {
   return c;
 }
 
-/// Verified I/O of `extents` on a raw queue of `entries` entries, kept full by this thread. Its
-/// qid is the controller's last one: the driver hands out the lowest free ones.
+/// Verified I/O of `extents` on a raw queue of `entries` entries, kept full by this thread, with
+/// data in `buf` (at least entries - 1 slots of max_extent_bytes). Its qid is the controller's
+/// last one: the driver hands out the lowest free ones.
 io_result queue_io(ctrl_under_test& c, std::uint32_t entries, const std::vector<extent>& extents,
-                   bool write, std::uint64_t gen) {
+                   bool write, std::uint64_t gen, const dma_buffer& buf) {
   const auto qid = static_cast<std::uint16_t>(c.kc->info().io_queue_pairs);
   auto q = create_raw_queue(c.driver(), c.kc->ring_allocator(), c.kc->device().bar(), qid, entries);
-  dma_buffer buf(c.data(), std::size_t{entries - 1} * max_extent_bytes);
   const auto r = run_extents(q, buf.region(), extents, write, c.block_size, gen, c.tag);
   delete_raw_queue(c.driver(), q);
   return r;
+}
+
+/// The same with a buffer of its own.
+io_result queue_io(ctrl_under_test& c, std::uint32_t entries, const std::vector<extent>& extents,
+                   bool write, std::uint64_t gen) {
+  const dma_buffer buf(c.data(), std::size_t{entries - 1} * max_extent_bytes);
+  return queue_io(c, entries, extents, write, gen, buf);
 }
 
 struct phase_total {
@@ -415,6 +405,8 @@ std::vector<std::uint32_t> sweep_depths(std::uint32_t max, bool quick) {
 /// The raw queue at every swept depth, kept full by one thread (deterministic ring wraps).
 void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen, bool quick) {
   const auto depths = sweep_depths(c.kc->info().max_queue_entries, quick);
+  // One data buffer for every depth: the allocator keeps freed regions for reuse by size.
+  const dma_buffer buf(c.data(), std::size_t{depths.back() - 1} * max_extent_bytes);
   std::uint64_t commands = 0, bad = 0;
   std::uint32_t deepest = 0;
   bool all_full = true;
@@ -423,8 +415,8 @@ void depth_sweep(ctrl_under_test& c, std::uint64_t first_lba, std::uint64_t gen,
     // Enough commands to wrap the ring at least once with the queue kept full.
     const std::uint64_t n = depth + depth / 2 + 7;
     const auto ext = random_extents(first_lba, n, 1, depth);
-    const auto w = queue_io(c, depth, ext, true, gen + depth);
-    const auto r = queue_io(c, depth, ext, false, gen + depth);
+    const auto w = queue_io(c, depth, ext, true, gen + depth, buf);
+    const auto r = queue_io(c, depth, ext, false, gen + depth, buf);
     commands += w.commands + r.commands;
     bad += w.bad_status + r.bad_status + r.bad_blocks + (r.blocks != n ? 1 : 0);
     all_full = all_full && w.max_outstanding == depth - 1;
@@ -469,7 +461,7 @@ int run_full(bool quick) {
     });
   for (auto& t : pool)
     t.join();
-  return failures;
+  return failures();
 }
 
 int run_reverify() {
@@ -486,21 +478,7 @@ int run_reverify() {
           "after rebind " + c->path() + ": generation 1 data intact");
   }
   random_phase(ctrls, 8, 2, 16384, 32, "after-rebind");
-  return failures;
-}
-
-/// Pages pinned (FOLL_PIN) and not yet released, system-wide.
-long long pins_held() {
-  // Fold the per-CPU counter deltas first, or the sums lag.
-  std::ofstream("/proc/sys/vm/stat_refresh") << "1" << std::flush;
-  std::ifstream in("/proc/vmstat");
-  std::string key;
-  long long value = 0, acquired = 0, released = 0;
-  while (in >> key >> value) {
-    if (key == "nr_foll_pin_acquired") acquired = value;
-    if (key == "nr_foll_pin_released") released = value;
-  }
-  return acquired - released;
+  return failures();
 }
 
 /// A process that holds mappings and a running controller dies by SIGKILL: the module must
@@ -532,51 +510,66 @@ int run_orphan(const std::string& path) {
   const std::uint32_t cc = dev.bar().read32(nvme::reg::cc);
   const std::uint32_t csts = dev.bar().read32(nvme::reg::csts);
   check((cc & 1) == 0 && (csts & 1) == 0, "orphan: controller disabled when its owner died");
-  return failures;
+  return failures();
 }
 
-std::string read_file(const char* path) {
-  std::ifstream in(path);
-  std::string line;
-  std::getline(in, line);
-  return line;
+std::string provider_live() {
+  return read_first_line("/sys/module/nv_p2p_fake/parameters/live");
+}
+
+/// The GPU-enabled module loaded without the NVIDIA driver (nor its stand-in): it says so, and
+/// MAP_GPU fails with ENOPKG instead of the module failing to load.
+int run_gpu_absent() {
+  const auto paths = kmod_device_paths();
+  check(paths.size() == 2, "gpu-absent: two controllers bound to the GPU-enabled module");
+  kmod_device dev(paths.at(0));
+  check(dev.gpu_mapping_supported() && (dev.info().flags & BAMKIT_INFO_GPU_PROVIDER) == 0,
+        "gpu-absent: GET_INFO reports GPU support built in, the NVIDIA driver not loaded");
+  bamkit_map m{0x7f0000000000ull, 1ull << 16, 0, 0, 0};
+  expect_errno(dev.fd(), BAMKIT_IOC_MAP_GPU, &m, ENOPKG,
+               "gpu-absent: MAP_GPU without the NVIDIA driver loaded");
+  return failures();
 }
 
 /// GPU mapping through the module built against nv-p2p, with the test's stand-in provider
 /// (tests/qemu/nv_p2p_fake: "GPU memory" is huge-page-backed process memory). Data is read from
-/// the SSD straight into the mapped range by the controller's DMA.
+/// the SSD straight into the mapped range by the controller's DMA. UNMAP while the controller runs
+/// is deferred; the free callback with the controller running cuts its bus mastering, which the
+/// next owner's open turns back on.
 int run_gpu() {
   const auto paths = kmod_device_paths();
   check(paths.size() == 2, "gpu: two controllers bound to the GPU-enabled module");
-  auto dev = std::make_unique<kmod_device>(paths.at(0));
-  check(dev->gpu_mapping_supported(), "gpu: GET_INFO reports GPU support");
   constexpr std::size_t gpu_bytes = 2u << 20, gpu_page = 64u << 10;
   void* gpu = ::mmap(
       nullptr, gpu_bytes, PROT_READ | PROT_WRITE,
       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE | MAP_HUGETLB | (21 << MAP_HUGE_SHIFT), -1, 0);
   if (gpu == MAP_FAILED) throw std::runtime_error("gpu: no huge page for the stand-in GPU memory");
   const auto va = reinterpret_cast<std::uintptr_t>(gpu);
-  const int fd = dev->fd();
-  bamkit_map m{va + 4096, gpu_page, 0, 0, 0};
-  expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU address not 64 KiB aligned");
-  m = {va, 4096, 0, 0, 0};
-  expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU length not a multiple of 64 KiB");
-  m = {va, 0, 0, 0, 0};
-  expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU zero length");
-
-  kmod_mapping g = dev->map_gpu(va, gpu_bytes);
-  check(g.page_shift == 16 && g.bus_pages.size() == gpu_bytes / gpu_page,
-        "MAP_GPU: 32 pages of 64 KiB");
-  bool contiguous_pages = true;
-  for (auto a : g.bus_pages)
-    contiguous_pages = contiguous_pages && a % 4096 == 0;
-  check(contiguous_pages, "MAP_GPU: page-aligned bus addresses");
-  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "1 1",
-        "gpu: provider holds one page table and one DMA mapping");
-
+  std::string pci;
   {
+    kmod_controller kc(paths.at(0));  // the owner; the controller runs
+    const kmod_device& dev = kc.device();
+    pci = dev.pci_address();
+    check(dev.gpu_mapping_supported() && (dev.info().flags & BAMKIT_INFO_GPU_PROVIDER) != 0,
+          "gpu: GET_INFO reports GPU support and the NVIDIA driver (stand-in) loaded");
+    const int fd = dev.fd();
+    bamkit_map m{va + 4096, gpu_page, 0, 0, 0};
+    expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU address not 64 KiB aligned");
+    m = {va, 4096, 0, 0, 0};
+    expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU length not a multiple of 64 KiB");
+    m = {va, 0, 0, 0, 0};
+    expect_errno(fd, BAMKIT_IOC_MAP_GPU, &m, EINVAL, "MAP_GPU zero length");
+
+    kmod_mapping g = dev.map_gpu(va, gpu_bytes);
+    check(g.page_shift == 16 && g.bus_pages.size() == gpu_bytes / gpu_page,
+          "MAP_GPU: 32 pages of 64 KiB");
+    bool aligned = true;
+    for (auto a : g.bus_pages)
+      aligned = aligned && a % 4096 == 0;
+    check(aligned, "MAP_GPU: page-aligned bus addresses");
+    check(provider_live() == "1 1", "gpu: provider holds one page table and one DMA mapping");
+
     // SSD -> "GPU" by DMA: write stamped blocks from host memory, read them into GPU page 3.
-    kmod_controller kc(paths.at(0));
     const std::uint32_t bs = kc.info().lba_size;
     const std::uint64_t lba0 = 250000;
     const std::uint32_t blocks = gpu_page / bs;
@@ -612,33 +605,53 @@ int run_gpu() {
                                     std::to_string(good) + "/" + std::to_string(blocks) +
                                     " blocks verified");
     qp.destroy();
+
+    // UNMAP with the controller running: the handle goes, the pages stay mapped.
+    check(dev.unmap(g.handle) && provider_live() == "1 1",
+          "gpu: UNMAP while the controller runs is deferred (provider still holds the pages)");
+    std::uint64_t addrs[1] = {};
+    bamkit_map_addrs ga{g.handle, reinterpret_cast<std::uintptr_t>(addrs), 0, 1};
+    expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &ga, EINVAL, "gpu: GET_ADDRS after UNMAP");
+
+    // The GPU memory is freed under live mappings (one deferred, one mapped) with the controller
+    // running: the callback cuts bus mastering and marks the mapping dead.
+    kmod_mapping g2 = dev.map_gpu(va, gpu_bytes);
+    check(provider_live() == "2 2", "gpu: a second mapping of the same memory");
+    check(bus_master_on(pci), "gpu: bus mastering on before the free callback");
+    std::ofstream("/sys/module/nv_p2p_fake/parameters/revoke") << "1" << std::flush;
+    check(provider_live() == "0 0", "gpu: free callback released everything");
+    check(!bus_master_on(pci), "gpu: free callback with the controller running cut bus mastering");
+    ga = {g2.handle, reinterpret_cast<std::uintptr_t>(addrs), 0, 1};
+    expect_errno(fd, BAMKIT_IOC_MAP_GET_ADDRS, &ga, ENXIO,
+                 "gpu: GET_ADDRS after the free callback");
+    check(!dev.unmap(g2.handle), "gpu: UNMAP after the free callback releases at once");
+  }
+  check(!bus_master_on(pci), "gpu: bus mastering stays off once the owner closed");
+  {
+    kmod_controller kc(paths.at(0));
+    check(bus_master_on(pci), "gpu: the next owner's open turned bus mastering back on");
+    check(host_io_verified(kc, 260000, 31), "gpu: verified I/O after bus mastering came back");
+    // A deferred UNMAP is released once the controller is seen disabled.
+    kmod_mapping g = kc.device().map_gpu(va, gpu_bytes);
+    check(kc.device().unmap(g.handle) && provider_live() == "1 1", "gpu: UNMAP deferred");
+    disable_controller(kc.device());
+    g = kc.device().map_gpu(va, gpu_bytes);
+    check(provider_live() == "1 1", "gpu: controller disabled: the deferred mapping released");
+    check(!kc.device().unmap(g.handle) && provider_live() == "0 0",
+          "gpu: UNMAP of a disabled controller releases at once");
   }
 
-  dev->unmap(g.handle);
-  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "0 0",
-        "gpu: UNMAP released the provider's page table and mapping");
-
-  // The GPU memory is freed under a live mapping: the free callback tears it down; UNMAP
-  // afterwards only drops the bookkeeping.
-  g = dev->map_gpu(va, gpu_bytes);
-  std::ofstream("/sys/module/nv_p2p_fake/parameters/revoke") << "1" << std::flush;
-  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "0 0",
-        "gpu: free callback released everything");
-  bamkit_unmap u{g.handle};
-  check(::ioctl(fd, BAMKIT_IOC_UNMAP, &u) == 0, "gpu: UNMAP after the free callback");
-
   // Mapped on both controllers, then the files are closed with the mappings alive.
+  auto dev = std::make_unique<kmod_device>(paths.at(0));
   auto dev2 = std::make_unique<kmod_device>(paths.at(1));
   (void)dev->map_gpu(va, gpu_bytes);
   (void)dev2->map_gpu(va, gpu_bytes);
-  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "2 2",
-        "gpu: one mapping per controller");
+  check(provider_live() == "2 2", "gpu: one mapping per controller");
   dev.reset();
   dev2.reset();
-  check(read_file("/sys/module/nv_p2p_fake/parameters/live") == "0 0",
-        "gpu: close released the GPU mappings");
+  check(provider_live() == "0 0", "gpu: close released the GPU mappings");
   ::munmap(gpu, gpu_bytes);
-  return failures;
+  return failures();
 }
 
 sigjmp_buf fault_jump;
@@ -672,7 +685,7 @@ int run_revoke(const std::string& path) {
   ::sigaction(SIGBUS, &old, nullptr);
   check(faulted, "revoke: BAR0 access after unbind faults (SIGBUS)");
   expect_mmap_errno(dev.fd(), 4096, 0, MAP_SHARED, ENODEV, "revoke: mmap after unbind");
-  return failures;
+  return failures();
 }
 
 }  // namespace
@@ -687,12 +700,22 @@ int main(int argc, char** argv) {
       f = run_reverify();
     else if (mode == "gpu")
       f = run_gpu();
+    else if (mode == "gpu-absent")
+      f = run_gpu_absent();
     else if (mode == "orphan" && argc > 2)
       f = run_orphan(argv[2]);
     else if (mode == "revoke" && argc > 2)
       f = run_revoke(argv[2]);
+    else if (mode == "security" && argc > 2)
+      f = run_security(argv[2]);
+    else if (mode == "fuzz" && argc > 3)
+      f = run_fuzz(argv[2], std::stoull(argv[3]), 4);
+    else if (mode == "kill" && argc > 3)
+      f = run_kill(argv[2], static_cast<unsigned>(std::stoul(argv[3])));
     else {
-      std::fprintf(stderr, "usage: bam-guest full|reverify|revoke <device>\n");
+      std::fprintf(stderr,
+                   "usage: bam-guest full [quick] | reverify | orphan D | revoke D | security D |"
+                   " fuzz D calls | kill D rounds | gpu | gpu-absent\n");
       return 100;
     }
     std::printf("bam-guest %s: %d failures\n", mode.c_str(), f);

@@ -9,7 +9,9 @@
  * user's back, through the free callbacks, as the NVIDIA driver does when GPU
  * memory is freed while still mapped. parameters/live reads
  * "<page tables> <dma mappings>" still held. This tests bamkit's side of the
- * protocol, not NVIDIA's implementation.
+ * protocol, not NVIDIA's implementation. Exported GPL-only, as NVIDIA's open
+ * modules export them: bamkit looks them up with symbol_get, which on current
+ * kernels finds only GPL-only exports.
  */
 #include <linux/dma-mapping.h>
 #include <linux/list.h>
@@ -111,7 +113,7 @@ nomem:
 	fake_region_free(r);
 	return -ENOMEM;
 }
-EXPORT_SYMBOL(nvidia_p2p_get_pages);
+EXPORT_SYMBOL_GPL(nvidia_p2p_get_pages);
 
 static void fake_unmap(struct nvidia_p2p_dma_mapping *m)
 {
@@ -159,7 +161,7 @@ int nvidia_p2p_dma_map_pages(struct pci_dev *peer, struct nvidia_p2p_page_table 
 	*dma_mapping = m;
 	return 0;
 }
-EXPORT_SYMBOL(nvidia_p2p_dma_map_pages);
+EXPORT_SYMBOL_GPL(nvidia_p2p_dma_map_pages);
 
 int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer, struct nvidia_p2p_page_table *page_table,
 			       struct nvidia_p2p_dma_mapping *dma_mapping)
@@ -169,7 +171,7 @@ int nvidia_p2p_dma_unmap_pages(struct pci_dev *peer, struct nvidia_p2p_page_tabl
 	fake_unmap(dma_mapping);
 	return 0;
 }
-EXPORT_SYMBOL(nvidia_p2p_dma_unmap_pages);
+EXPORT_SYMBOL_GPL(nvidia_p2p_dma_unmap_pages);
 
 int nvidia_p2p_put_pages(u64 p2p_token, u32 va_space, u64 virtual_address,
 			 struct nvidia_p2p_page_table *page_table)
@@ -190,21 +192,21 @@ int nvidia_p2p_put_pages(u64 p2p_token, u32 va_space, u64 virtual_address,
 	fake_region_free(found);
 	return 0;
 }
-EXPORT_SYMBOL(nvidia_p2p_put_pages);
+EXPORT_SYMBOL_GPL(nvidia_p2p_put_pages);
 
 int nvidia_p2p_free_page_table(struct nvidia_p2p_page_table *page_table)
 {
 	fake_region_free(container_of(page_table, struct fake_region, pt));
 	return 0;
 }
-EXPORT_SYMBOL(nvidia_p2p_free_page_table);
+EXPORT_SYMBOL_GPL(nvidia_p2p_free_page_table);
 
 int nvidia_p2p_free_dma_mapping(struct nvidia_p2p_dma_mapping *dma_mapping)
 {
 	fake_unmap(dma_mapping);
 	return 0;
 }
-EXPORT_SYMBOL(nvidia_p2p_free_dma_mapping);
+EXPORT_SYMBOL_GPL(nvidia_p2p_free_dma_mapping);
 
 static int fake_revoke_set(const char *val, const struct kernel_param *kp)
 {

@@ -12,8 +12,10 @@
 namespace bam {
 
 /// Owns device, allocators and driver, in that order of construction (the driver shuts the
-/// controller down before the memory goes). Not movable: the driver keeps references. Destroy
-/// the io_queue_pairs made through driver() before this object: their rings are its memory.
+/// controller down and it is disabled, CC.EN = 0, before the memory goes: the module releases
+/// memory unmapped while the controller runs only once it is disabled). Not movable: the driver
+/// keeps references. Destroy the io_queue_pairs made through driver() before this object: their
+/// rings are its memory.
 class kmod_controller {
  public:
   /// Opens `path` (/dev/bamkit-nvmeN) and brings the controller up. Queue rings come from

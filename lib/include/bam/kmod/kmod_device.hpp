@@ -20,7 +20,9 @@ struct kmod_mapping {
 };
 
 /// Owner of an open controller device file and its BAR0 mapping. Move-only. Errors throw
-/// std::system_error with the errno the module returned.
+/// std::system_error with the errno the module returned. The file is opened for writing, which
+/// the module grants to one file per controller at a time (EBUSY otherwise) and, unless the
+/// controller is isolated by a strict IOMMU, only with CAP_SYS_RAWIO (EPERM).
 class kmod_device {
  public:
   /// Opens `path` (e.g. "/dev/bamkit-nvme0"), queries it and maps BAR0.
@@ -45,8 +47,11 @@ class kmod_device {
   /// Maps GPU memory (64 KiB aligned, cudaMalloc'd) for the controller; needs a module built
   /// with GPU support (otherwise throws with EOPNOTSUPP).
   kmod_mapping map_gpu(std::uint64_t gpu_addr, std::size_t bytes) const;
-  /// Releases a mapping made by map_host or map_gpu.
-  void unmap(std::uint64_t handle) const;
+  /// Releases a mapping made by map_host or map_gpu. Returns true when the module deferred
+  /// unpinning its memory because the controller was running (until it is seen stopped or the
+  /// file is closed): the memory must then stay allocated (GPU memory freed under it would
+  /// make the module cut the controller's bus mastering).
+  bool unmap(std::uint64_t handle) const;
 
  private:
   kmod_mapping map(unsigned long request, std::uint64_t addr, std::size_t bytes) const;

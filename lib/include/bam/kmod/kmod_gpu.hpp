@@ -36,7 +36,9 @@ class kmod_gpu_bar {
 /// dma_allocator of GPU memory for one controller: cudaMalloc'd, 64 KiB aligned, mapped with
 /// kmod_device::map_gpu; regions have 64 KiB pages and vaddr is a device pointer (not
 /// dereferenceable by the CPU). Zero-filled with cudaMemset. Needs a module built with
-/// NVIDIA_SRC (otherwise allocate throws with EOPNOTSUPP).
+/// NVIDIA_SRC (otherwise allocate throws with EOPNOTSUPP; ENOPKG when the NVIDIA driver is not
+/// loaded). Memory freed while the controller runs stays allocated until the CUDA context ends
+/// (the module defers its unmapping; freeing it would cut the controller's bus mastering).
 class kmod_gpu_allocator final : public dma_allocator {
  public:
   explicit kmod_gpu_allocator(const kmod_device& dev) : dev_(&dev) {}
@@ -54,6 +56,9 @@ class kmod_gpu_allocator final : public dma_allocator {
     void* aligned = nullptr;  ///< the 64 KiB aligned start handed out
     std::uint64_t handle = 0;
   };
+  /// Unmaps `b`; frees its memory unless the module deferred the unmapping.
+  void release(const block& b) noexcept;
+
   const kmod_device* dev_;
   std::mutex mu_;
   std::vector<block> blocks_;

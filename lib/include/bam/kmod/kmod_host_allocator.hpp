@@ -13,6 +13,10 @@
 namespace bam {
 
 /// Thread-safe. The devices must outlive the allocator and every region it handed out.
+/// A freed region stays pinned and mapped, idle, until an allocation of the same size reuses it
+/// (zero-filled again) or the allocator is destroyed: the module would keep memory unmapped
+/// while the controller runs pinned anyway (it defers the release until the controller stops),
+/// so freeing and allocating buffers while I/O runs costs no pinned memory.
 /// With `huge_pages`, regions larger than 4 KiB are backed by 2 MiB hugetlb pages (sizes round
 /// up to 2 MiB), so each 2 MiB of a region is contiguous on the bus: what queue rings need on
 /// controllers that require physically contiguous queues (CAP.CQR) and have no IOMMU to make them
@@ -38,10 +42,14 @@ class kmod_host_allocator final : public dma_allocator {
                                    std::uint32_t device) const override;
   /// Regions handed out and not yet freed.
   std::size_t live_regions() const;
+  /// Freed regions kept mapped for reuse.
+  std::size_t idle_regions() const;
   bool huge_pages() const { return huge_pages_; }
 
  private:
   void release(void* vaddr, std::size_t size, const std::vector<std::uint64_t>& handles) noexcept;
+  /// An idle region of exactly `size` bytes, zero-filled and live again; none: vaddr null.
+  dma_region reuse(std::size_t size);
 
   std::vector<const kmod_device*> devices_;
   bool huge_pages_;
@@ -51,8 +59,11 @@ class kmod_host_allocator final : public dma_allocator {
     std::uint32_t page_shift;                           ///< of every device's bus_pages
     std::vector<std::uint64_t> handles;                 ///< per device
     std::vector<std::vector<std::uint64_t>> bus_pages;  ///< per device
+    bool idle = false;                                  ///< freed, kept for reuse
   };
-  std::map<void*, entry> live_;  // vaddr -> module mappings
+  std::map<void*, entry> regions_;          // vaddr -> module mappings, live and idle
+  std::multimap<std::size_t, void*> idle_;  // size -> vaddr of the idle regions
+  std::size_t live_ = 0;
 };
 
 }  // namespace bam

@@ -13,13 +13,24 @@
 #define BAMKIT_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
 #endif
 
-/* Version of this interface, reported by BAMKIT_IOC_GET_INFO. */
-#define BAMKIT_ABI_VERSION 1
+/* Version of this interface, reported by BAMKIT_IOC_GET_INFO. 2: owners, privileges, deferred
+ * UNMAP (kmod/README.md, "Security model"). */
+#define BAMKIT_ABI_VERSION 2
 /* Name of the character devices: /dev/bamkit-nvme<N>. */
 #define BAMKIT_DEVICE_PREFIX "bamkit-nvme"
 
 /* bamkit_info.flags */
-#define BAMKIT_INFO_GPU_SUPPORT 0x1u /* built against nv-p2p.h: BAMKIT_IOC_MAP_GPU works */
+#define BAMKIT_INFO_GPU_SUPPORT 0x1u  /* built against nv-p2p.h: BAMKIT_IOC_MAP_GPU can work */
+#define BAMKIT_INFO_GPU_PROVIDER 0x2u /* the NVIDIA driver (nvidia_p2p_*) is loaded now */
+/* Behind a strict translating IOMMU with interrupt remapping, alone in its group: writable opens
+ * need no CAP_SYS_RAWIO. */
+#define BAMKIT_INFO_IOMMU_ISOLATED 0x4u
+/* This descriptor is open for writing: the controller's one owner (mmap and mapping ioctls). */
+#define BAMKIT_INFO_OWNER 0x8u
+
+/* The most mappings one open file holds (MAP_HOST + MAP_GPU, deferred UNMAPs included);
+ * another MAP fails with ENOSPC. */
+#define BAMKIT_MAX_MAPPINGS 4096
 
 /* BAMKIT_IOC_GET_INFO: what the controller is. */
 struct bamkit_info {
@@ -57,11 +68,18 @@ struct bamkit_map_addrs {
 };
 BAMKIT_STATIC_ASSERT(sizeof(struct bamkit_map_addrs) == 24, "bamkit_map_addrs layout");
 
-/* BAMKIT_IOC_UNMAP: undo a MAP_HOST or MAP_GPU. */
+/* bamkit_unmap.flags. DEFERRED: the controller was running, so the pages stay pinned and mapped
+ * until it is seen stopped (CC.EN = 0 and CSTS.RDY = 0 at a later MAP or UNMAP) or the file is
+ * closed. */
+#define BAMKIT_UNMAP_DEFERRED 0x1u
+
+/* BAMKIT_IOC_UNMAP: undo a MAP_HOST or MAP_GPU. The handle is invalid afterwards either way. */
 struct bamkit_unmap {
-  __u64 handle; /* in */
+  __u64 handle;   /* in */
+  __u32 flags;    /* out: BAMKIT_UNMAP_* */
+  __u32 reserved; /* zero */
 };
-BAMKIT_STATIC_ASSERT(sizeof(struct bamkit_unmap) == 8, "bamkit_unmap layout");
+BAMKIT_STATIC_ASSERT(sizeof(struct bamkit_unmap) == 16, "bamkit_unmap layout");
 
 #define BAMKIT_IOC_MAGIC 0xba
 #define BAMKIT_IOC_GET_INFO _IOWR(BAMKIT_IOC_MAGIC, 0x01, struct bamkit_info)
