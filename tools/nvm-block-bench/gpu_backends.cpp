@@ -14,8 +14,8 @@
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/harness/data_pattern.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
-#include "bam/queue/queue_state.hpp"
 #include "bam/nvme/names.hpp"
+#include "bam/queue/queue_state.hpp"
 
 namespace bam::tools {
 namespace {
