@@ -247,12 +247,42 @@ TEST(NbbGpu, UringWithGpuCopyEndsAndVerifies) {
   EXPECT_EQ(n["bamkit"]["stats"]["verify_errors"], 0u);
 }
 
+// Several commands in flight per GPU thread (waited for in changing orders), mixed reads and
+// writes, every read checked against the pattern.
+TEST(NbbGpu, SeveralCommandsInFlightPerThreadVerify) {
+  temp_dir dir;
+  const auto r = run_tool(
+      bench,
+      {"--backend", "emulated", "--outstanding", "4", "--threads", "512", "--pairs", "4", "--depth",
+       "256", "--op", "mixed", "--verify", "--ios", "40000", "--report", dir / "d.json"},
+      dir);
+  if (r.err.find("needs a CUDA GPU") != std::string::npos) GTEST_SKIP() << "no GPU";
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json d = json::parse(test::read_file(dir / "d.json"));
+  const auto& job = d["jobs"][0];
+  EXPECT_EQ(job["read"]["total_ios"].get<std::uint64_t>() +
+                job["write"]["total_ios"].get<std::uint64_t>(),
+            40000u);
+  EXPECT_EQ(d["bamkit"]["stats"]["verified_ios"], job["read"]["total_ios"]);
+  EXPECT_EQ(d["bamkit"]["stats"]["verify_errors"], 0u);
+}
+
 TEST(NbbGpu, ConfigErrorsOfTheGpuPath) {
   temp_dir dir;
-  auto r = run_tool(bench, {"--backend", "emulated", "--outstanding", "4"}, dir);
+  auto r = run_tool(bench, {"--backend", "emulated", "--outstanding", "9"}, dir);
   if (r.err.find("needs a CUDA GPU") != std::string::npos) GTEST_SKIP() << "no GPU";
   EXPECT_EQ(r.rc, 2);
-  EXPECT_NE(r.err.find("workload.outstanding: 4 is not supported"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("workload.outstanding: 9 is not supported"), std::string::npos) << r.err;
+  // 1024 threads x 4 in flight on one queue of 256 entries: more than its 1024 command IDs.
+  r = run_tool(bench,
+               {"--backend", "emulated", "--outstanding", "4", "--threads", "1024", "--pairs", "1",
+                "--depth", "256"},
+               dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("command IDs"), std::string::npos) << r.err;
+  r = run_tool(bench, {"--backend", "zerocopy", "--outstanding", "2"}, dir);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("workload.outstanding: 2 is not supported"), std::string::npos) << r.err;
   r = run_tool(bench,
                {"--backend", "emulated", "--outstanding", "1", "--model", "null", "--verify"}, dir);
   EXPECT_EQ(r.rc, 2);
