@@ -13,7 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pylib"))
 import reports  # noqa: E402
 
 UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),
-         "cb_hot_reuse": ("GB/s", None), "cb_miss_optane": ("M miss IOPS", 1e6)}
+         "cb_hot_reuse": ("GB/s", None), "cb_miss_optane": ("M miss IOPS", 1e6),
+         "nbb_optane4_512": ("M IOPS", 1e6)}
 
 
 def rate(point, doc):
