@@ -84,9 +84,17 @@ int run_kill(const std::string& path, unsigned rounds) {
     const long long pins = pins_held();
     const bool disabled = controller_disabled(path);
     clean += killed && pins == pins0 && disabled ? 1 : 0;
-    log += " " + std::to_string(ms) + "ms" + (killed ? "" : "(not killed)") +
-           (pins == pins0 ? "" : "(pins " + std::to_string(pins - pins0) + ")") +
-           (disabled ? "" : "(enabled)");
+    // Appended piece by piece: GCC 12 at -O3 reports a false -Wrestrict on "literal" + string.
+    log += ' ';
+    log += std::to_string(ms);
+    log += "ms";
+    if (!killed) log += "(not killed)";
+    if (pins != pins0) {
+      log += "(pins ";
+      log += std::to_string(pins - pins0);
+      log += ')';
+    }
+    if (!disabled) log += "(enabled)";
   }
   std::printf("kill -9 after verified I/O, at:%s\n", log.c_str());
   check(verified == rounds + 1, "kill: " + std::to_string(verified) + " of " +
