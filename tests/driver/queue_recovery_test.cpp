@@ -79,6 +79,8 @@ struct rig {
   /// would fail the queue: the tests count recoveries).
   void run(int threads, std::uint64_t lbas_each, std::uint64_t timeout_ns, io_tally& t) {
     constexpr int tries = 400;
+    // What a broken recovery would make of this: every thread gives up by then.
+    const auto give_up_at = clock_type::now() + std::chrono::seconds(60);
     std::vector<std::thread> pool;
     for (int k = 0; k < threads; ++k) {
       pool.emplace_back([&, k] {
@@ -87,7 +89,7 @@ struct rig {
         dma_buffer buf(ctrl.allocator(), 4096);
         const auto q = pair.ref();
         auto io = [&](bool write, std::uint64_t lba) {
-          for (int i = 0; i < tries; ++i) {
+          for (int i = 0; i < tries && clock_type::now() < give_up_at; ++i) {
             if (write) fill(buf.as<std::uint8_t>(), lba);
             nvme::command cmd = write ? nvme::write(1, lba, 1, {buf.bus_address(), 0})
                                       : nvme::read(1, lba, 1, {buf.bus_address(), 0});
@@ -95,8 +97,7 @@ struct rig {
             const nvme::completion c = q.wait_for(cid, timeout_ns);
             if (c.status().ok()) return true;
             t.failed_tries.fetch_add(1);
-            const auto deadline = clock_type::now() + std::chrono::seconds(20);
-            while (cid != q.no_cid && q.abandoned(cid) && clock_type::now() < deadline)
+            while (cid != q.no_cid && q.abandoned(cid) && clock_type::now() < give_up_at)
               std::this_thread::sleep_for(std::chrono::microseconds(200));
             if (q.failed()) std::this_thread::sleep_for(std::chrono::microseconds(500));
           }
@@ -129,14 +130,14 @@ struct rig {
 // watchdog's Abort finds it, its Abort Requested completion gives the ID back. Without the
 // Abort the queue fails at half its IDs abandoned and nothing after that succeeds.
 TEST(QueueRecovery, AbortGivesBackTheIdOfEveryDroppedCommand) {
-  constexpr std::uint64_t timeout = 10'000'000;  // 10 ms
+  constexpr std::uint64_t timeout = 20'000'000;  // 20 ms
   rig r(0.3, true, timeout);
   const std::uint32_t ids = r.pair.queue().pointers().cid_count;
   ASSERT_EQ(ids, 1024u);
   r.rec.start();
   io_tally t;
   const auto t0 = clock_type::now();
-  r.run(16, 100, timeout, t);
+  r.run(16, 120, timeout, t);
   r.settle();
   r.rec.stop();
   const double s = seconds_since(t0);
@@ -144,14 +145,15 @@ TEST(QueueRecovery, AbortGivesBackTheIdOfEveryDroppedCommand) {
   const emu::controller_stats cs = r.ctrl.stats();
   const recovery_counts rc = r.rec.counts();
   EXPECT_EQ(t.given_up.load(), 0u);
-  EXPECT_EQ(t.verified.load(), 16u * 100);
+  EXPECT_EQ(t.verified.load(), 16u * 120);
   EXPECT_EQ(t.mismatches.load(), 0u);
   EXPECT_GT(cs.injected_drops, ids) << "not more drops than IDs: the test shows nothing";
   // Every dropped command ended by an Abort (or, should a command on this loaded machine have
   // been so late that the queue was recreated, by the SQ's deletion), and the Aborts alone gave
   // back more IDs than the queue has.
+  // (A deletion also ends the commands still in the SQ: hence >= when there was one.)
   EXPECT_EQ(rc.aborts_found, cs.aborted);
-  EXPECT_EQ(cs.aborted + cs.aborted_by_sq_deletion + cs.discarded_completions, cs.injected_drops);
+  EXPECT_GE(cs.aborted + cs.aborted_by_sq_deletion + cs.discarded_completions, cs.injected_drops);
   EXPECT_GT(rc.aborts_found, ids);
   EXPECT_GE(rc.aborts_sent, rc.aborts_found);
   EXPECT_EQ(rc.recovery_failures, 0u);
@@ -161,6 +163,7 @@ TEST(QueueRecovery, AbortGivesBackTheIdOfEveryDroppedCommand) {
   EXPECT_GE(qs.timeouts, rc.aborts_found);
   if (rc.queue_recreations == 0) {
     EXPECT_EQ(rc.aborts_found, cs.injected_drops);
+    EXPECT_EQ(cs.aborted_by_sq_deletion + cs.discarded_completions, 0u);
     EXPECT_EQ(qs.late_completions, qs.timeouts) << "every timed-out ID given back";
   }
   EXPECT_NE(r.pair.queue().dump_state().find("command IDs in use: 0"), std::string::npos)
