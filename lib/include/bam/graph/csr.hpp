@@ -17,7 +17,7 @@ struct csr_graph {
   std::vector<std::uint32_t> neighbours32;  ///< when !wide()
   std::vector<std::uint64_t> neighbours64;  ///< when wide()
   std::vector<float> weights;               ///< empty, or one per directed edge
-  bool symmetric = false;    ///< every edge (u, v) has its (v, u): stated by the producer
+  bool symmetric = false;     ///< every edge (u, v) has its (v, u): stated by the producer
   std::uint32_t id_base = 0;  ///< ids as the input file wrote them = id + id_base (1 for .mtx)
 
   std::uint64_t edge_count() const { return offsets.empty() ? 0 : offsets.back(); }
