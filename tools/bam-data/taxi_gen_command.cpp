@@ -25,11 +25,12 @@ int run_gen(const taxi::gen_options& o) {
     const nlohmann::json s = taxi::generate_table(o);
     const double secs = s["seconds"].get<double>();
     const nlohmann::json& m = s["measured"];
-    fmt::print("taxi-gen: {} rows (seed {}) into {} in {:.2f} s ({:.0f} rows/s, {} threads); "
-               "{:.4f} % >= 20 miles, {:.4f} % >= 30 miles (published 0.47 %, 0.03 %)\n",
-               o.rows, o.seed, o.out.string(), secs, secs > 0 ? double(o.rows) / secs : 0.0,
-               s["threads"].get<unsigned>(), 100 * m["share_ge_20_miles"].get<double>(),
-               100 * m["share_ge_30_miles"].get<double>());
+    fmt::print(
+        "taxi-gen: {} rows (seed {}) into {} in {:.2f} s ({:.0f} rows/s, {} threads); "
+        "{:.4f} % >= 20 miles, {:.4f} % >= 30 miles (published 0.47 %, 0.03 %)\n",
+        o.rows, o.seed, o.out.string(), secs, secs > 0 ? double(o.rows) / secs : 0.0,
+        s["threads"].get<unsigned>(), 100 * m["share_ge_20_miles"].get<double>(),
+        100 * m["share_ge_30_miles"].get<double>());
     return exit_ok;
   } catch (const std::exception& e) {
     fmt::print(stderr, "bam-data taxi-gen: {} (nothing written)\n", e.what());

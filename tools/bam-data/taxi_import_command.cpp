@@ -27,10 +27,11 @@ int run_import(const taxi::import_options& o) {
     const nlohmann::json s = taxi::import_csv(o);
     const double secs = s["seconds"].get<double>();
     const std::uint64_t rows = s["rows"].get<std::uint64_t>();
-    fmt::print("taxi-import: {} rows from {} file(s) into {} in {:.2f} s ({:.0f} rows/s, {} "
-               "threads)\n",
-               rows, o.csv.size(), o.out.string(), secs, secs > 0 ? double(rows) / secs : 0.0,
-               s["threads"].get<unsigned>());
+    fmt::print(
+        "taxi-import: {} rows from {} file(s) into {} in {:.2f} s ({:.0f} rows/s, {} "
+        "threads)\n",
+        rows, o.csv.size(), o.out.string(), secs, secs > 0 ? double(rows) / secs : 0.0,
+        s["threads"].get<unsigned>());
     fmt::print("taxi-import: {} rows rejected (a required value empty or not a number){}{}\n",
                s["rejected_rows"].get<std::uint64_t>(),
                s["rejected_lines"].empty() ? "" : ", first at ",

@@ -56,9 +56,8 @@ taxi_outcome run_bam(host_context& ctx, const run_config& c, const taxi_table& t
   auto col = [&](int k, std::uint64_t i) { return a[k][i]; };
   ctx.cache().reset_stats();
   const auto t0 = std::chrono::steady_clock::now();
-  for_blocks(0, blocks.size(), threads_of(c), [&](std::uint64_t b) {
-    blocks[b] = taxi::sum_block(b, rows, d, deepest, dist, col);
-  });
+  for_blocks(0, blocks.size(), threads_of(c),
+             [&](std::uint64_t b) { blocks[b] = taxi::sum_block(b, rows, d, deepest, dist, col); });
   taxi_outcome o;
   o.seconds = seconds_since(t0);
   o.impl = "bam";
@@ -110,7 +109,8 @@ taxi_outcome run_tiled(tiled_reader& src, const run_config& c, const taxi_table&
     auto dist = [&](std::uint64_t i) { return cols[0][i - first]; };
     auto col = [&](int k, std::uint64_t i) { return cols[static_cast<std::size_t>(k)][i - first]; };
     const std::uint64_t b0 = first / taxi::block_rows;
-    const std::uint64_t b1 = std::min<std::uint64_t>(blocks.size(), (first + group) / taxi::block_rows);
+    const std::uint64_t b1 =
+        std::min<std::uint64_t>(blocks.size(), (first + group) / taxi::block_rows);
     for_blocks(b0, b1, threads_of(c), [&](std::uint64_t b) {
       blocks[b] = taxi::sum_block(b, rows, d, deepest, dist, col);
     });
@@ -143,9 +143,9 @@ class taxi_host_backend final : public backend {
       if (impl == taxi_impl::bam) {
         outcomes.push_back(run_bam(*ctx_, c, *table_));
       } else {
-        const std::unique_ptr<tiled_reader> src =
-            c.taxi.tiled_source == taxi_tiled_source::ssd ? ssd_tiled_reader(*ctx_, threads_of(c))
-                                                          : file_tiled_reader(*table_);
+        const std::unique_ptr<tiled_reader> src = c.taxi.tiled_source == taxi_tiled_source::ssd
+                                                      ? ssd_tiled_reader(*ctx_, threads_of(c))
+                                                      : file_tiled_reader(*table_);
         outcomes.push_back(run_tiled(*src, c, *table_));
       }
       if (hooks.ios_done) hooks.ios_done->fetch_add(table_->rows());

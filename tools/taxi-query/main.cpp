@@ -48,10 +48,9 @@ void decorate(bam::report_inputs& in) {
 
 void print_extra(std::ostream& os, const bam::report_inputs& in) {
   const bam::run_config& c = *in.config;
-  fmt::print(os, "  taxi: queries {} with D = {} over {} rows\n", c.taxi.queries,
-             c.taxi.min_distance,
-             in.result->tool_stats.contains("taxi") ? in.result->tool_stats["taxi"]["rows"].dump()
-                                                    : "?");
+  fmt::print(
+      os, "  taxi: queries {} with D = {} over {} rows\n", c.taxi.queries, c.taxi.min_distance,
+      in.result->tool_stats.contains("taxi") ? in.result->tool_stats["taxi"]["rows"].dump() : "?");
   for (const nlohmann::json& i : impls_of(in)) {
     fmt::print(os,
                "  taxi: {}: {:.4f} s, {} B moved from storage in {} I/Os, {} B needed, I/O "
@@ -92,7 +91,8 @@ void validate(const bam::run_config& c) {
   const std::uint64_t need = t.region_bytes() * bam::taxi::query_count;
   const std::uint64_t room = c.storage.media.size_bytes * c.storage.ssd_count;
   if (need + need / 8 + (std::uint64_t{4} << 20) > room) {
-    const std::uint64_t per_ssd = (need + need / 8 + (std::uint64_t{4} << 20)) / c.storage.ssd_count;
+    const std::uint64_t per_ssd =
+        (need + need / 8 + (std::uint64_t{4} << 20)) / c.storage.ssd_count;
     throw bam::config_error(
         "storage.media.size_bytes",
         fmt::format("{} B per SSD cannot hold the {} query columns of {} rows ({} B over {} "

@@ -24,10 +24,17 @@ nlohmann::json cache_json(const cache_stats& s, std::uint64_t line_bytes) {
   std::uint64_t read = 0;
   for (std::uint64_t b : s.bytes_read)
     read += b;
-  return {{"line_size", line_bytes},   {"accesses", s.accesses},  {"hits", s.hits},
-          {"misses", s.misses},        {"reads", s.reads},        {"evictions", s.evictions},
-          {"bytes_read", read},        {"io_errors", s.io_errors}, {"timeouts", s.timeouts},
-          {"failed_accesses", s.failed_accesses}, {"metadata_bytes", s.metadata_bytes},
+  return {{"line_size", line_bytes},
+          {"accesses", s.accesses},
+          {"hits", s.hits},
+          {"misses", s.misses},
+          {"reads", s.reads},
+          {"evictions", s.evictions},
+          {"bytes_read", read},
+          {"io_errors", s.io_errors},
+          {"timeouts", s.timeouts},
+          {"failed_accesses", s.failed_accesses},
+          {"metadata_bytes", s.metadata_bytes},
           {"slot_bytes", s.slot_bytes}};
 }
 
@@ -56,7 +63,8 @@ nlohmann::json outcome_json(const taxi_outcome& o, const taxi::query_set& q, std
   return j;
 }
 
-bool identical(const taxi::query_results& a, const taxi::query_results& b, const taxi::query_set& q) {
+bool identical(const taxi::query_results& a, const taxi::query_results& b,
+               const taxi::query_set& q) {
   for (int k = 0; k < taxi::query_count; ++k) {
     if (!q.has(k)) continue;
     if (a[k].rows != b[k].rows) return false;
@@ -127,14 +135,16 @@ run_result taxi_result(const run_config& c, const taxi_table& t,
     for (int k = 0; k < taxi::query_count; ++k) {
       ref_results[k].rows = ref.rows;
       ref_results[k].value =
-          ref.rows == 0 ? std::nan("") : static_cast<double>(ref.sum[k] / static_cast<long double>(ref.rows));
+          ref.rows == 0 ? std::nan("")
+                        : static_cast<double>(ref.sum[k] / static_cast<long double>(ref.rows));
     }
-    st["verify"] = {{"reference", "rows in order, terms summed in long double"},
-                    {"reference_results", taxi::to_json(ref_results, q)},
-                    {"max_relative_error", worst},
-                    {"tolerance", 1e-12},
-                    {"mismatches", r.verify_mismatches},
-                    {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
+    st["verify"] = {
+        {"reference", "rows in order, terms summed in long double"},
+        {"reference_results", taxi::to_json(ref_results, q)},
+        {"max_relative_error", worst},
+        {"tolerance", 1e-12},
+        {"mismatches", r.verify_mismatches},
+        {"seconds", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()}};
   }
   if (!outcomes.empty()) {
     std::cout << taxi::format_lines(outcomes.front().results, q) << std::flush;

@@ -19,10 +19,10 @@ namespace bam::tools {
 
 /// What one implementation did.
 struct taxi_outcome {
-  std::string impl;              ///< "bam", "tiled (ssd)", "tiled (page cache)"
-  double seconds = 0;            ///< the query's time (data placement excluded)
+  std::string impl;               ///< "bam", "tiled (ssd)", "tiled (page cache)"
+  double seconds = 0;             ///< the query's time (data placement excluded)
   std::uint64_t bytes_moved = 0;  ///< from storage (SSD commands' bytes, or file bytes)
-  std::uint64_t commands = 0;    ///< I/Os (NVMe commands or file reads)
+  std::uint64_t commands = 0;     ///< I/Os (NVMe commands or file reads)
   taxi::query_results results{};
   nlohmann::json details = nlohmann::json::object();  ///< cache statistics, pipeline, ...
   std::uint64_t io_errors = 0;

@@ -20,8 +20,9 @@ std::array<const double*, taxi::query_count> taxi_table::pointers() const {
 
 taxi_table open_taxi_table(const run_config& c) {
   if (c.taxi.data.empty()) {
-    throw config_error("taxi.data", "required: the table directory (--data DIR; bam-data "
-                                    "taxi-import or taxi-gen makes one)");
+    throw config_error("taxi.data",
+                       "required: the table directory (--data DIR; bam-data "
+                       "taxi-import or taxi-gen makes one)");
   }
   taxi_table t;
   t.dir = c.taxi.data;

@@ -21,7 +21,8 @@ class ssd_reader final : public tiled_reader {
   tiled_io read(std::uint64_t first, std::uint64_t n, int deepest, double* const* dst) override {
     tiled_io io;
     for (int k = 0; k <= deepest; ++k) {
-      const host_context::read_result r = ctx_.read_region(taxi_region(k), first * 8, dst[k], n * 8, threads_);
+      const host_context::read_result r =
+          ctx_.read_region(taxi_region(k), first * 8, dst[k], n * 8, threads_);
       io.bytes += r.bytes;
       io.commands += r.commands;
     }

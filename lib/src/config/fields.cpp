@@ -29,7 +29,7 @@ constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
 constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
-constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};  // cache errors
+constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};        // cache errors
 constexpr std::array<const char*, 3> taxi_impl_names = {"bam", "tiled", "both"};  // taxi
 constexpr std::array<const char*, 2> taxi_source_names = {"ssd", "page_cache"};   // taxi
 }  // namespace
@@ -537,7 +537,7 @@ void add_taxi_fields(std::vector<field>& f, taxi_config& t) {
 }  // namespace
 
 std::vector<std::string> sections() {
-  return {"storage", "storage.media", "queues", "cache",         "workload", "report",
+  return {"storage", "storage.media", "queues", "cache",          "workload", "report",
           "uring",   "cache_bench",   "gpu",    "storage.faults",  // faults (issue 14)
           "taxi"};                                                 // taxi (issue 16)
 }

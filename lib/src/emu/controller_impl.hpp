@@ -83,7 +83,7 @@ struct emulated_controller::impl {
   host_media media;
   host_dma dma{&window};
   std::uint32_t lba_log2 = 9;
-  fault_plan faults;  ///< opts.faults as thresholds; read by workers
+  fault_plan faults;     ///< opts.faults as thresholds; read by workers
   service_table timing;  ///< opts.timing as per-command costs; read by workers
   drive_clock clock;     ///< the drive's pipe, shared by the workers (atomic reservations)
 

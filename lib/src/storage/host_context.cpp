@@ -226,8 +226,8 @@ write_result host_context::write_data(const region& r, const void* data, std::ui
 }
 
 host_context::read_result host_context::read_region(std::string_view name, std::uint64_t offset,
-                                                     void* dst, std::uint64_t bytes,
-                                                     unsigned threads) {
+                                                    void* dst, std::uint64_t bytes,
+                                                    unsigned threads) {
   check_open("read_region");
   const region r = data_->regions().at(name);
   if (offset > r.bytes || bytes > r.bytes - offset) {
@@ -247,8 +247,7 @@ host_context::read_result host_context::read_region(std::string_view name, std::
   const std::vector<stripe_piece> pieces =
       command_pieces(r.offset + offset, bytes, set.ssds(), command_bytes());
   const unsigned most =
-      threads != 0 ? threads
-                   : std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 16);
+      threads != 0 ? threads : std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 16);
   const unsigned workers = static_cast<unsigned>(
       std::clamp<std::size_t>(std::min<std::size_t>(pieces.size(), most), 1, most));
   std::vector<dma_chunk> bufs;  // from this thread (see write_data)

@@ -47,7 +47,8 @@ host_controllers::host_controllers(const run_config& c) {
                                    n, max_ssds, max_ssds));
   }
   const std::optional<ssd_model> model = resolve(c.storage.model);
-  if (!model) throw config_error("storage.model", "unknown preset \"" + c.storage.model.name + "\"");
+  if (!model)
+    throw config_error("storage.model", "unknown preset \"" + c.storage.model.name + "\"");
   const emu::timing_model timing = emu::from_ssd_model(*model);
   for (std::uint32_t i = 0; i < n; ++i) {
     emu::controller_options o;

@@ -48,15 +48,16 @@ table_manifest table_manifest::from_json(const nlohmann::json& j, const std::str
   if (!j.contains("columns") || !j["columns"].is_array()) throw bad("\"columns\" missing");
   for (const nlohmann::json& c : j["columns"]) {
     column_info ci;
-    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() ||
-        !c.contains("file") || !c["file"].is_string() || !c.contains("checksum_xxh64") ||
+    if (!c.is_object() || !c.contains("name") || !c["name"].is_string() || !c.contains("file") ||
+        !c["file"].is_string() || !c.contains("checksum_xxh64") ||
         !c["checksum_xxh64"].is_string()) {
       throw bad("a column lacks name, file or checksum_xxh64");
     }
     ci.name = c["name"].get<std::string>();
     ci.file = c["file"].get<std::string>();
     ci.type = c.value("type", "f64");
-    if (ci.type != "f64") throw bad(fmt::format("column {}: type \"{}\", allowed f64", ci.name, ci.type));
+    if (ci.type != "f64")
+      throw bad(fmt::format("column {}: type \"{}\", allowed f64", ci.name, ci.type));
     if (ci.file.find('/') != std::string::npos || ci.file.empty() || ci.file[0] == '.')
       throw bad(fmt::format("column {}: file \"{}\" is not a plain file name", ci.name, ci.file));
     ci.checksum = std::stoull(c["checksum_xxh64"].get<std::string>(), nullptr, 16);
@@ -69,7 +70,8 @@ table_manifest table_manifest::from_json(const nlohmann::json& j, const std::str
 table_manifest read_manifest(const std::filesystem::path& dir) {
   const std::filesystem::path p = dir / manifest_name;
   std::ifstream in(p);
-  if (!in) throw table_error(fmt::format("{}: cannot read (not a column table directory?)", p.string()));
+  if (!in)
+    throw table_error(fmt::format("{}: cannot read (not a column table directory?)", p.string()));
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(in);
@@ -82,9 +84,10 @@ table_manifest read_manifest(const std::filesystem::path& dir) {
     const std::uint64_t size = std::filesystem::file_size(dir / c.file, ec);
     if (ec) throw table_error(fmt::format("{}: column {}: {}", p.string(), c.name, ec.message()));
     if (size != m.rows * 8) {
-      throw table_error(fmt::format("{}: column {}: file {} has {} B, the manifest says {} rows "
-                                    "({} B)",
-                                    p.string(), c.name, c.file, size, m.rows, m.rows * 8));
+      throw table_error(
+          fmt::format("{}: column {}: file {} has {} B, the manifest says {} rows "
+                      "({} B)",
+                      p.string(), c.name, c.file, size, m.rows, m.rows * 8));
     }
   }
   return m;

@@ -94,15 +94,16 @@ table_writer::table_writer(fs::path out, std::vector<std::string> columns)
     : s_(std::make_unique<state>()) {
   s_->out = std::move(out);
   if (!writable_destination(s_->out)) {
-    throw table_error(fmt::format("{}: exists and is not a column table or an empty directory "
-                                  "(refusing to replace it)",
-                                  s_->out.string()));
+    throw table_error(
+        fmt::format("{}: exists and is not a column table or an empty directory "
+                    "(refusing to replace it)",
+                    s_->out.string()));
   }
   s_->temp = temp_beside(s_->out);
   std::error_code ec;
   if (!fs::create_directory(s_->temp, ec) || ec) {
-    throw table_error(fmt::format("{}: cannot create: {}", s_->temp.string(),
-                                  ec ? ec.message() : "exists"));
+    throw table_error(
+        fmt::format("{}: cannot create: {}", s_->temp.string(), ec ? ec.message() : "exists"));
   }
   try {
     for (std::string& name : columns) {
@@ -180,8 +181,8 @@ void table_writer::commit(nlohmann::json source) {
     fs::path old;
     if (fs::exists(s_->out)) {
       if (!replaceable(s_->out)) {
-        throw table_error(fmt::format("{}: appeared meanwhile and is not a column table",
-                                      s_->out.string()));
+        throw table_error(
+            fmt::format("{}: appeared meanwhile and is not a column table", s_->out.string()));
       }
       old = temp_beside(s_->out);
       fs::rename(s_->out, old);

@@ -117,7 +117,8 @@ class record_reader {
         const char* s = ++p_;
         bool escaped = false;
         for (;;) {
-          const char* q = static_cast<const char*>(std::memchr(p_, '"', static_cast<std::size_t>(end_ - p_)));
+          const char* q =
+              static_cast<const char*>(std::memchr(p_, '"', static_cast<std::size_t>(end_ - p_)));
           if (!q) {
             error = "unterminated quoted field";
             p_ = end_;
@@ -346,7 +347,8 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
 }  // namespace
 
 csv_error::csv_error(const std::string& f, std::uint64_t l, const std::string& what)
-    : std::runtime_error(l != 0 ? fmt::format("{}:{}: {}", f, l, what) : fmt::format("{}: {}", f, what)),
+    : std::runtime_error(l != 0 ? fmt::format("{}:{}: {}", f, l, what)
+                                : fmt::format("{}: {}", f, what)),
       file(f),
       line(l) {}
 
@@ -400,8 +402,8 @@ nlohmann::json import_csv(const import_options& o) {
       std::vector<std::thread> pool;
       for (std::size_t k = 0; k < n; ++k) {
         pool.emplace_back([&, k] {
-          parse_chunk(f.data() + bounds[c0 + k], f.data() + bounds[c0 + k + 1], h,
-                      o.reported_lines, res[k]);
+          parse_chunk(f.data() + bounds[c0 + k], f.data() + bounds[c0 + k + 1], h, o.reported_lines,
+                      res[k]);
         });
       }
       for (auto& t : pool)
@@ -464,11 +466,11 @@ nlohmann::json import_csv(const import_options& o) {
        "or not a number"},
       {"empty_as_nan", empties},
       {"non_numeric_as_nan", nonnum},
-      {"pickup_time", "tpep_pickup_datetime as seconds since 1970-01-01, read as UTC (TLC "
-                      "records New York local time)"}};
+      {"pickup_time",
+       "tpep_pickup_datetime as seconds since 1970-01-01, read as UTC (TLC "
+       "records New York local time)"}};
   w.commit(source);
-  source["seconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  source["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   source["threads"] = threads;
   return source;
 }

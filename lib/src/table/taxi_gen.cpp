@@ -67,7 +67,8 @@ double distance(std::uint64_t seed, std::uint64_t row) {
 std::array<double, column_count> generate_row(std::uint64_t seed, std::uint64_t row) {
   std::array<double, column_count> v{};
   const double dist = distance(seed, row);
-  const double minutes = dist * (2.5 + 4.0 * uniform(seed, row, 10)) + 1.0 + 3.0 * uniform(seed, row, 11);
+  const double minutes =
+      dist * (2.5 + 4.0 * uniform(seed, row, 10)) + 1.0 + 3.0 * uniform(seed, row, 11);
   const double fare = cents(2.5 + 2.5 * dist + 0.35 * minutes);
   const double ue = uniform(seed, row, 12);
   const double ex = ue < 0.5 ? 0.0 : ue < 0.8 ? 0.5 : ue < 0.95 ? 1.0 : 2.5;
@@ -77,7 +78,8 @@ std::array<double, column_count> generate_row(std::uint64_t seed, std::uint64_t 
   double tolls = 0.0;
   if (dist >= 10.0 && ut < 0.45) tolls = ut < 0.3 ? 6.12 : 5.76;
   if (dist >= 3.0 && dist < 10.0 && ut < 0.03) tolls = 5.76;
-  const double tip = uniform(seed, row, 16) < 0.7 ? cents(fare * (0.10 + 0.15 * uniform(seed, row, 17))) : 0.0;
+  const double tip =
+      uniform(seed, row, 16) < 0.7 ? cents(fare * (0.10 + 0.15 * uniform(seed, row, 17))) : 0.0;
   const double up = uniform(seed, row, 18);
   double passengers = up < 0.7 ? 1.0 : up < 0.85 ? 2.0 : 3.0 + std::floor((up - 0.85) / 0.15 * 4.0);
   if (uniform(seed, row, 19) < 0.01) passengers = std::numeric_limits<double>::quiet_NaN();
@@ -171,8 +173,7 @@ nlohmann::json generate_table(const gen_options& o) {
        "synthetic: distributions follow the published facts (BaM dissertation 3.1), not TLC's "
        "data; total_amount = fare + extra + mta_tax + tip + tolls + improvement_surcharge"}};
   w.commit(source);
-  source["seconds"] =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  source["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   source["threads"] = threads;
   return source;
 }

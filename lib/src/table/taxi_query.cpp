@@ -21,11 +21,12 @@ query_set parse_queries(const std::string& text) {
   std::size_t at = 0;
   while (true) {
     const std::size_t comma = t.find(',', at);
-    const std::string item = t.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+    const std::string item =
+        t.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
     if (item.size() != 2 || item[0] != 'q' || item[1] < '0' || item[1] >= '0' + query_count) {
       throw std::invalid_argument(
-          fmt::format("\"{}\": \"{}\" is not a query, allowed all or a comma list of q0..q{}",
-                      text, item, query_count - 1));
+          fmt::format("\"{}\": \"{}\" is not a query, allowed all or a comma list of q0..q{}", text,
+                      item, query_count - 1));
     }
     q.mask |= 1u << (item[1] - '0');
     if (comma == std::string::npos) break;

@@ -1,6 +1,7 @@
 // bam/config/run_config.hpp: API. The configuration every bamkit tool shares, as plain structs
 // whose member initialisers are THE defaults (the JSON schema, --help and docs/config.md are
-// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu, taxi.
+// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu,
+// taxi.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -176,7 +177,7 @@ struct taxi_config {
   taxi_impl impl = taxi_impl::both;
   taxi_tiled_source tiled_source = taxi_tiled_source::ssd;
   std::uint64_t row_group_rows = std::uint64_t{1} << 20;  ///< rows per tiled row group
-  std::string results;          ///< write {"q0": {"rows", "value"}, ...} here ("": none)
+  std::string results;  ///< write {"q0": {"rows", "value"}, ...} here ("": none)
   bool operator==(const taxi_config&) const = default;
 };
 // ---- end taxi ----
@@ -229,7 +230,7 @@ const char* to_string(cache_bench_layout l);
 const char* to_string(gpu_queue_mapping m);
 const char* to_string(storage_protocol p);
 const char* to_string(cache_error_mode m);
-const char* to_string(taxi_impl i);           // taxi (issue 16)
+const char* to_string(taxi_impl i);          // taxi (issue 16)
 const char* to_string(taxi_tiled_source s);  // taxi (issue 16)
 
 }  // namespace bam

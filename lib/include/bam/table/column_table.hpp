@@ -29,8 +29,8 @@ class table_error : public std::runtime_error {
 
 struct column_info {
   std::string name;
-  std::string type = "f64";  ///< the only type so far: IEEE-754 binary64, little endian
-  std::string file;          ///< relative to the table directory
+  std::string type = "f64";    ///< the only type so far: IEEE-754 binary64, little endian
+  std::string file;            ///< relative to the table directory
   std::uint64_t checksum = 0;  ///< XXH64 (bam/storage/checksum.hpp) of the file's bytes
 };
 

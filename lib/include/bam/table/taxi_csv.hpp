@@ -31,7 +31,7 @@ class csv_error : public std::runtime_error {
 struct import_options {
   std::vector<std::filesystem::path> csv;  ///< imported in this order
   std::filesystem::path out;
-  unsigned threads = 0;                              ///< 0: one per core
+  unsigned threads = 0;                                 ///< 0: one per core
   std::uint64_t chunk_bytes = std::uint64_t{32} << 20;  ///< CSV bytes one thread parses at a time
   unsigned reported_lines = 10;  ///< rejected rows whose FILE:LINE the report lists
 };

@@ -24,7 +24,7 @@ struct gen_options {
   std::uint64_t rows = 0;
   std::uint64_t seed = 1;
   std::filesystem::path out;
-  unsigned threads = 0;                         ///< 0: one per core
+  unsigned threads = 0;                               ///< 0: one per core
   std::uint64_t chunk_rows = std::uint64_t{1} << 18;  ///< rows one thread makes at a time
 };
 
