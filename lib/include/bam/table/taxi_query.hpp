@@ -72,7 +72,11 @@ BAM_HD inline void add_row(block_sums& s, double dist, std::uint64_t i, double d
   if (deepest < 1) return;
   double num = col(1, i);  // total_amount
   s.sum[1] += num / dist;
-  for (int k = 2; k <= deepest; ++k) {
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int k = 2; k < query_count; ++k) {  // unrolled on the GPU: k a constant, no local memory
+    if (k > deepest) break;
     num = num - col(k, i);
     s.sum[k] += num / dist;
   }
