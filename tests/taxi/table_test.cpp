@@ -294,6 +294,9 @@ TEST(TaxiCsv, DatetimesAreReadAsUtc) {
   EXPECT_EQ(t, 0);
   EXPECT_TRUE(taxi::parse_datetime("2020-02-29T23:59:59", t));
   EXPECT_EQ(t, 1583020799);
+  EXPECT_TRUE(taxi::parse_datetime("2023-01-01 00:32:10.000000Z", t));
+  EXPECT_EQ(t, 1672533130);
+  EXPECT_FALSE(taxi::parse_datetime("2023-01-01 00:32:10.x", t));
   EXPECT_FALSE(taxi::parse_datetime("2020-13-01 00:00:00", t));
   EXPECT_FALSE(taxi::parse_datetime("2020-01-01", t));
 }

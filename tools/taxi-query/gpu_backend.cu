@@ -7,8 +7,6 @@
 // pointers. Both write per-block sums that the host adds in block order: bit-identical results.
 #include <cuda_runtime.h>
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -83,7 +81,9 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 /// A device buffer.
 struct device_buffer {
   void* p = nullptr;
-  explicit device_buffer(std::size_t bytes) { check(cudaMalloc(&p, std::max<std::size_t>(bytes, 8)), "cudaMalloc"); }
+  explicit device_buffer(std::size_t bytes) {
+    check(cudaMalloc(&p, std::max<std::size_t>(bytes, 8)), "cudaMalloc");
+  }
   ~device_buffer() { cudaFree(p); }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
@@ -92,7 +92,8 @@ struct device_buffer {
 struct pinned_buffer {
   void* p = nullptr;
   explicit pinned_buffer(std::size_t bytes) {
-    check(cudaHostAlloc(&p, std::max<std::size_t>(bytes, 8), cudaHostAllocDefault), "cudaHostAlloc");
+    check(cudaHostAlloc(&p, std::max<std::size_t>(bytes, 8), cudaHostAllocDefault),
+          "cudaHostAlloc");
   }
   ~pinned_buffer() { cudaFreeHost(p); }
   pinned_buffer(const pinned_buffer&) = delete;
@@ -108,6 +109,11 @@ class taxi_gpu_backend final : public backend {
   void open(const run_config& c) override {
     gctx_.reset();
     hctx_.reset();
+    std::string why;
+    if (!cuda_device_usable(why)) {
+      throw config_error("storage.backend",
+                         "\"emulated\" needs a CUDA GPU and none is usable (" + why + ")");
+    }
     table_ = std::make_unique<taxi_table>(open_taxi_table(c));
     data_ = c.taxi.data;
     if (!stream_) check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
@@ -167,9 +173,9 @@ class taxi_gpu_backend final : public backend {
     try {
       check(cudaEventRecord(begin, stream_), "event");
       if (blocks > 0) {
-        query_kernel<array_columns><<<grid, taxi::lanes, 0, stream_>>>(
-            cols, rows, 0, blocks, c.taxi.min_distance, q.deepest(),
-            static_cast<block_sums*>(sums.p));
+        query_kernel<array_columns>
+            <<<grid, taxi::lanes, 0, stream_>>>(cols, rows, 0, blocks, c.taxi.min_distance,
+                                                q.deepest(), static_cast<block_sums*>(sums.p));
       }
       check(cudaGetLastError(), "bam kernel");
       check(cudaEventRecord(end, stream_), "event");

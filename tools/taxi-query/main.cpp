@@ -37,6 +37,8 @@ void decorate(bam::report_inputs& in) {
   add("tiled_source", bam::to_string(c.taxi.tiled_source));
   add("queries", c.taxi.queries);
   add("min_distance", fmt::format("{}", c.taxi.min_distance));
+  add("line_size", std::to_string(c.cache.line_size));
+  add("row_group_rows", std::to_string(c.taxi.row_group_rows));
   for (const nlohmann::json& i : impls_of(in)) {
     const std::string p = i["impl"].get<std::string>() == "bam" ? "bam" : "tiled";
     add(p + "_seconds", fmt::format("{:.6f}", i["seconds"].get<double>()));

@@ -353,7 +353,13 @@ csv_error::csv_error(const std::string& f, std::uint64_t l, const std::string& w
       line(l) {}
 
 bool parse_datetime(std::string_view s, double& out) {
-  // YYYY-MM-DD HH:MM:SS
+  // YYYY-MM-DD HH:MM:SS, then optionally .fraction (ignored) and Z
+  if (!s.empty() && s.back() == 'Z') s.remove_suffix(1);
+  if (s.size() > 20 && s[19] == '.') {
+    for (std::size_t i = 20; i < s.size(); ++i)
+      if (s[i] < '0' || s[i] > '9') return false;
+    s = s.substr(0, 19);
+  }
   if (s.size() != 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
       s[13] != ':' || s[16] != ':')
     return false;

@@ -42,7 +42,8 @@ struct import_options {
 /// nothing is left behind either way.
 nlohmann::json import_csv(const import_options& o);
 
-/// Seconds since 1970-01-01 of "YYYY-MM-DD HH:MM:SS" (or with 'T'), read as UTC; false when
+/// Seconds since 1970-01-01 of "YYYY-MM-DD HH:MM:SS" (or with 'T'; a fraction of a second and a
+/// trailing Z are accepted, the fraction dropped), read as UTC; false when
 /// `text` is not such a time.
 bool parse_datetime(std::string_view text, double& out);
 
