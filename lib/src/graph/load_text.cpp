@@ -413,9 +413,10 @@ csr_graph matrix_market_as(const mapped_file& m, const mtx_header& h,
     total += cs[k].data_lines;
   }
   if (total < h.entries) {
-    std::uint64_t last = h.body_line;
+    std::uint64_t last = h.body_line;  // the last line: a final line end starts no line
     for (const auto& c : cs)
       last += c.newlines;
+    if (last > h.body_line && m.data()[m.size() - 1] == '\n') --last;
     at_line(file, last,
             "the file ends after " + std::to_string(total) + " entries; the size line (line " +
                 std::to_string(h.size_line) + ") states " + std::to_string(h.entries));
