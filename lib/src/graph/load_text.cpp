@@ -176,7 +176,7 @@ std::vector<parsed_chunk<Id>> cut(const char* b, const char* e, unsigned threads
 
 template <class Id>
 struct chunks_source {
-  const std::vector<parsed_chunk<Id>>& cs;
+  std::vector<parsed_chunk<Id>>& cs;
   bool weighted;
   std::size_t chunks() const { return cs.size(); }
   template <class F>
@@ -186,6 +186,10 @@ struct chunks_source {
     for (std::size_t i = 0; i < n; ++i) {
       f(ch.ends[2 * i], ch.ends[2 * i + 1], weighted ? ch.weights[i] : 1.0f);
     }
+  }
+  void release(std::size_t c) {
+    std::vector<Id>().swap(cs[c].ends);
+    std::vector<float>().swap(cs[c].weights);
   }
 };
 
@@ -233,7 +237,7 @@ bool parse_all(std::vector<parsed_chunk<Id>>& cs, const text_rules& r, unsigned 
 }
 
 template <class Id>
-csr_graph build_from(const std::vector<parsed_chunk<Id>>& cs, std::uint64_t vertex_count,
+csr_graph build_from(std::vector<parsed_chunk<Id>>& cs, std::uint64_t vertex_count,
                      const edge_options& o) {
   bool weighted = false;
   for (const auto& c : cs)
