@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <random>
 
 #include "bam/graph/csr_file.hpp"
 #include "bam/storage/checksum.hpp"
@@ -199,6 +200,52 @@ TEST_F(CsrCorrupt, FlippedPayloadBitFailsTheChecksum) {
   bytes[h.neighbours_offset + 4 * 5] ^= 1;  // neighbour 1 becomes 0: still in range
   const std::string e = error_after_writing();
   EXPECT_NE(e.find("byte 120: checksum mismatch"), std::string::npos) << e;
+}
+
+TEST(CsrFile, EveryFlippedByteIsRefusedUnlessItIsPadding) {
+  temp_dir dir;
+  const std::string path = dir / "g.csr";
+  const graph::csr_graph g = small_graph(true);
+  const csr_header h = graph::write_csr(g, path);
+  const std::vector<char> good = read_bytes(path);
+  auto in_section = [&](std::uint64_t at) {
+    return at < sizeof(csr_header) ||
+           (at >= h.offsets_offset && at < h.offsets_offset + h.offsets_bytes) ||
+           (at >= h.neighbours_offset && at < h.neighbours_offset + h.neighbours_bytes) ||
+           (at >= h.weights_offset && at < h.weights_offset + h.weights_bytes);
+  };
+  std::mt19937_64 rng(5);
+  int refused = 0;
+  for (int k = 0; k < 400; ++k) {
+    std::vector<char> b = good;
+    // Half the flips in the header and sections, half anywhere.
+    std::uint64_t at = rng() % b.size();
+    if (k % 2 == 0) {
+      const std::uint64_t starts[] = {0, h.offsets_offset, h.neighbours_offset, h.weights_offset};
+      const std::uint64_t lens[] = {sizeof(csr_header), h.offsets_bytes, h.neighbours_bytes,
+                                    h.weights_bytes};
+      const int s = static_cast<int>(rng() % 4);
+      at = starts[s] + rng() % lens[s];
+    }
+    b[at] = static_cast<char>(b[at] ^ static_cast<char>(1 + rng() % 255));
+    write_bytes(path, b);
+    try {
+      const graph::csr_graph r = graph::read_csr(path);
+      EXPECT_FALSE(in_section(at)) << "a flip at byte " << at << " was not noticed";
+      expect_same_graph(r, g);
+    } catch (const graph::input_error& e) {
+      EXPECT_TRUE(in_section(at)) << "a flip in padding at " << at << " refused: " << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GE(refused, 200);  // every flip aimed at the header or a section
+  // Every truncation is refused.
+  for (int k = 0; k < 50; ++k) {
+    std::vector<char> b = good;
+    b.resize(rng() % b.size());
+    write_bytes(path, b);
+    EXPECT_THROW(graph::read_csr(path), graph::input_error) << b.size() << " bytes";
+  }
 }
 
 TEST(CsrFile, WriteIntoAMissingDirectoryFailsAndLeavesNothing) {

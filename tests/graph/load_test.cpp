@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <cstring>
+#include <random>
 
 #include "bam/graph/csr_file.hpp"
 #include "bam/graph/generate.hpp"
+#include "bam/graph/summary.hpp"
 #include "bam/graph/text_files.hpp"
 #include "graph_test_util.hpp"
 
@@ -295,11 +297,76 @@ TEST(ColDst, MalformedFilesAreRefusedWithTheirByteOffset) {
   expect_error(input_error_of([&] { graph::load_graph(col); }), "g.dst: cannot open");
 }
 
+/// The CSR invariants: offsets from 0, monotone, to the edge count; every id in range.
+void expect_valid(const graph::csr_graph& g) {
+  ASSERT_EQ(g.offsets.size(), g.vertex_count + 1);
+  EXPECT_EQ(g.offsets[0], 0u);
+  for (std::uint64_t u = 0; u < g.vertex_count; ++u)
+    ASSERT_LE(g.offsets[u], g.offsets[u + 1]);
+  ASSERT_EQ(g.neighbours32.size(), g.edge_count());
+  for (std::uint32_t v : g.neighbours32)
+    ASSERT_LT(v, g.vertex_count);
+  EXPECT_TRUE(g.weights.empty() || g.weights.size() == g.edge_count());
+}
+
+TEST(LoadGraph, MutatedTextIsLoadedConsistentlyOrRefusedAsInputError) {
+  temp_dir dir;
+  const std::string el = "# c\n0 1 0.5\n1 2 1.5\n2 0 2\n3 3 -1\n% d\n4 0 7e1\n";
+  const std::string mtx =
+      "%%MatrixMarket matrix coordinate real symmetric\n% c\n5 5 4\n1 2 0.5\n3 2 1\n5 5 "
+      "2\n4 1 -3\n";
+  const char alphabet[] = "0123456789 \t\n\r-+.ex%#a";
+  std::mt19937_64 rng(11);
+  int loaded = 0, refused = 0;
+  for (int k = 0; k < 600; ++k) {
+    const bool is_el = k % 2 == 0;
+    std::string text = is_el ? el : mtx;
+    for (int m = 0, n = 1 + static_cast<int>(rng() % 3); m < n; ++m) {
+      const std::size_t at = rng() % text.size();
+      const char c = alphabet[rng() % (sizeof alphabet - 1)];
+      switch (rng() % 3) {
+        case 0:
+          text[at] = c;
+          break;
+        case 1:
+          text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+          break;
+        default:
+          text.erase(at, 1);
+      }
+    }
+    const std::string name = is_el ? "m.el" : "m.mtx";
+    write_text(dir / name, text);
+    try {
+      graph::edge_options o;
+      o.threads = 1 + k % 3;
+      expect_valid(graph::load_graph(dir / name, o));
+      ++loaded;
+    } catch (const graph::input_error& e) {
+      EXPECT_NE(std::string(e.what()).find(name + ": line "), std::string::npos) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GT(loaded, 20);
+  EXPECT_GT(refused, 100);
+}
+
 TEST(LoadGraph, UnknownExtensionIsAnInputError) {
   temp_dir dir;
   write_text(dir / "g.txt", "0 1\n");
   expect_error(input_error_of([&] { graph::load_graph(dir / "g.txt"); }),
                "g.txt: unknown graph format '.txt'");
+}
+
+TEST(Summary, CountsDegreesIsolatedVerticesAndSelfLoops) {
+  const graph::csr_graph g = graph_of({{1, 2}, {}, {0, 2, 2}, {}, {4}});
+  for (unsigned threads : {1u, 4u}) {
+    const graph::graph_summary s = graph::summarize(g, threads);
+    EXPECT_EQ(s.max_degree, 3u);
+    EXPECT_EQ(s.max_degree_vertex, 2u);
+    EXPECT_EQ(s.isolated, 2u);
+    EXPECT_EQ(s.self_loops, 3u);
+  }
 }
 
 // ---- round trips -------------------------------------------------------------------------
