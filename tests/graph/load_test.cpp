@@ -87,6 +87,9 @@ TEST(EdgeList, MalformedLinesAreRefusedWithTheirLineNumber) {
                "g.el: line 2: vertex id '99999999999999999999999' is too large");
   expect_error(error_of(dir, "h.el", "0 1\n1 68719476736\n"),
                "h.el: line 2: vertex id 68719476736 is out of range");
+  expect_error(error_of(dir, "h2.el", "0 1\n1 68719476735\n"),
+               "h2.el: the largest vertex id 68719476735 makes 68719476736 vertices: their offsets "
+               "alone need 524288 MiB");
   expect_error(error_of(dir, "i.el", "0 1.5\n"),
                "i.el: line 1: field 2 is not a non-negative integer: '1.5'");
   expect_error(error_of(dir, "j.el", "0 1 2.0x\n"),
@@ -246,6 +249,9 @@ TEST(MatrixMarket, MalformedInputIsRefusedWithItsLine) {
   expect_error(error_of(dir, "m.mtx", banner + "% only comments\n"),
                "m.mtx: line 3: the file ends before the size line");
   expect_error(error_of(dir, "n.mtx", ""), "n.mtx: line 1: empty file");
+  // A size line claiming more vertices than this machine could hold the offsets of.
+  expect_error(error_of(dir, "o.mtx", banner + "68719476736 68719476736 0\n"),
+               "o.mtx: line 2: 68719476736 vertices: their offsets alone need");
 }
 
 // ---- .col + .dst -------------------------------------------------------------------------

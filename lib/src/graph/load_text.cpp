@@ -5,6 +5,8 @@
 // from the chunks (graph/build.hpp).
 #include "load_text.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -193,6 +195,23 @@ struct chunks_source {
   }
 };
 
+/// Why a graph of n vertices cannot be loaded here ("" when it can): its offsets alone would
+/// take more than half of this machine's memory (a file claiming billions of vertices is refused
+/// with a message rather than ending in the OOM killer).
+std::string too_many_vertices(std::uint64_t n) {
+  const auto pages = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES));
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
+  const std::uint64_t need = (n + 1) * 8;
+  if (pages == 0 || need <= pages * page / 2) return {};
+  std::string s = std::to_string(n);
+  s += " vertices: their offsets alone need ";
+  s += std::to_string(need >> 20);
+  s += " MiB, more than half of this machine's ";
+  s += std::to_string(pages * page >> 20);
+  s += " MiB";
+  return s;
+}
+
 [[noreturn]] void at_line(const std::filesystem::path& file, std::uint64_t line,
                           const std::string& what) {
   std::string msg = file.string();
@@ -262,6 +281,10 @@ csr_graph edge_list_as(const mapped_file& m, const std::filesystem::path& file,
   std::uint64_t vertex_count = 0;
   for (const auto& c : cs) {
     if (c.data_lines) vertex_count = std::max(vertex_count, c.max_id + 1);
+  }
+  if (const std::string why = too_many_vertices(vertex_count); !why.empty()) {
+    throw input_error(file.string() + ": the largest vertex id " +
+                      std::to_string(vertex_count - 1) + " makes " + why);
   }
   return build_from(cs, vertex_count, o);
 }
@@ -363,6 +386,7 @@ mtx_header read_mtx_header(const mapped_file& m, const std::filesystem::path& fi
       at_line(file, line,
               std::to_string(v[0]) + " rows exceed the loader's limit of 2^36 vertices");
     }
+    if (const std::string why = too_many_vertices(v[0]); !why.empty()) at_line(file, line, why);
     h.rows = v[0];
     h.entries = v[2];
     h.size_line = line;
