@@ -49,14 +49,14 @@ degree_stats degrees(const graph::csr_graph& g) {
 TEST(Generate, ByteIdenticalFilesOnOneAndFourThreads) {
   temp_dir dir;
   for (auto kind : {graph::generator_kind::kron, graph::generator_kind::urand}) {
-    const graph::csr_graph a = graph::generate(options(kind, 12, 1));
-    const graph::csr_graph b = graph::generate(options(kind, 12, 4));
+    const graph::csr_graph a = graph::generate(options(kind, 14, 1));
+    const graph::csr_graph b = graph::generate(options(kind, 14, 4));
     expect_same_graph(a, b);
     graph::write_csr(a, dir / "a.csr");
     graph::write_csr(b, dir / "b.csr");
     EXPECT_EQ(read_bytes(dir / "a.csr"), read_bytes(dir / "b.csr"));
     // Another seed gives another graph.
-    graph::generator_options o = options(kind, 12, 4);
+    graph::generator_options o = options(kind, 14, 4);
     o.seed = 43;
     EXPECT_NE(graph::generate(o).neighbours32, a.neighbours32);
   }

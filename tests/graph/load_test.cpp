@@ -3,8 +3,10 @@
 // text formats give the same CSR, and each malformed input is refused naming its line or byte.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "bam/graph/csr_file.hpp"
@@ -162,6 +164,20 @@ TEST(EdgeOptions, DedupKeepsTheSmallestWeight) {
   const graph::csr_graph g = load_text(dir, "w.el", "0 1 5\n0 1 2\n0 2 1\n0 1 3\n", o);
   EXPECT_EQ(edges_of(g), (edge_list{{0, 1}, {0, 2}}));
   EXPECT_EQ(g.weights, (std::vector<float>{2.0f, 1.0f}));
+}
+
+TEST(EdgeOptions, DedupOfACsrWithNanWeightsIsDeterministic) {
+  // A .csr may hold any float; rows sort in IEEE total order (NaN after +inf), the smallest kept.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const graph::csr_graph g = graph_of({{1, 1, 1, 0}, {0}}, {nan, 2.0f, -1.0f, nan, 3.0f});
+  graph::edge_options o;
+  o.dedup = true;
+  const graph::csr_graph d = graph::apply_edge_options(g, o);
+  EXPECT_EQ(edges_of(d), (edge_list{{0, 0}, {0, 1}, {1, 0}}));
+  ASSERT_EQ(d.weights.size(), 3u);
+  EXPECT_TRUE(std::isnan(d.weights[0]));
+  EXPECT_EQ(d.weights[1], -1.0f);
+  EXPECT_EQ(d.weights[2], 3.0f);
 }
 
 TEST(EdgeOptions, AppliedToACsrFileAndByApplyEdgeOptions) {

@@ -12,6 +12,7 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -39,6 +40,13 @@ void resize_huge(std::vector<T>& v, std::size_t n) {
     if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
   }
   v.resize(n);
+}
+
+/// A float's bits as an unsigned key in IEEE total order (-NaN < -inf < ... < -0 < +0 < ... <
+/// +inf < +NaN): rows sort one way whatever weights a file holds.
+inline std::uint32_t float_key(float f) {
+  const auto b = std::bit_cast<std::uint32_t>(f);
+  return (b & 0x80000000u) ? ~b : (b | 0x80000000u);
 }
 
 template <class Id>
@@ -210,7 +218,9 @@ csr_graph build_csr_as(Source& src, std::uint64_t vertex_count, const edge_optio
         row.resize(len);
         for (std::uint64_t k = 0; k < len; ++k)
           row[k] = {nb[lo + k], wt[lo + k]};
-        std::sort(row.begin(), row.end());
+        std::sort(row.begin(), row.end(), [](const auto& x, const auto& y) {
+          return x.first != y.first ? x.first < y.first : float_key(x.second) < float_key(y.second);
+        });
         if (o.dedup) {
           len = std::unique(row.begin(), row.end(),
                             [](const auto& x, const auto& y) { return x.first == y.first; }) -
