@@ -122,5 +122,22 @@ TEST(BamData, UnwritableOutputExits1) {
   EXPECT_TRUE(files_in(dir.path()).empty());
 }
 
+TEST(BamData, AWriteThatFailsHalfwayExits1AndLeavesTheOldFile) {
+  // The file size limit makes every write past 32 KiB fail (EFBIG; SIGXFSZ ignored).
+  temp_dir dir;
+  for (const char* name : {"g.csr", "g.el"}) {
+    write_text(dir / name, "old");
+    const tool_output r =
+        run_tool("/bin/sh",
+                 {"-c", "ulimit -f 64; trap '' XFSZ; exec \"$0\" \"$@\"", BAM_DATA_BIN, "graph-gen",
+                  "urand", "--scale", "14", "--out", dir / name},
+                 dir);
+    EXPECT_EQ(r.rc, 1) << r.err;
+    EXPECT_NE(r.err.find(name), std::string::npos) << r.err;
+    EXPECT_EQ(read_file(dir / name), "old");
+  }
+  EXPECT_EQ(files_in(dir.path()), (std::set<std::string>{"g.csr", "g.el"}));
+}
+
 }  // namespace
 }  // namespace bam::test
