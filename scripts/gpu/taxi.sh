@@ -4,16 +4,18 @@
 # then one taxi-query process per SSD count (1, 2, 4 emulated optane-p5800x, media in pinned
 # host memory; tiled reads host-emulated SSDs of the same model) runs Q0..Q5 at D = 30 and 20
 # miles, bam and tiled in one process, every result verified against the long-double reference,
-# at 4 KiB cache lines and, for Q5, 512 B and 1 KiB. Reports, CSV rows and logs under $OUT
+# at 4 KiB cache lines and, for Q5, 512 B and 1 KiB; then tiled from the page cache (the
+# baseline's best case) once. Reports, CSV rows and logs under $OUT
 # (taxi_<n>ssd.{json,csv,txt}, gen.txt); a summary table in $OUT/summary.txt.
 # Binaries: bam-data and taxi-query in $BIN (scripts/gpu/run-gpu-tests.sh --stage DIR puts them
 # there; default: this script's folder, else .).
 # Usage: BIN=dir OUT=out [ROWS=200000000] [SSDS="1 2 4"] [TABLE=/tmp/bamkit-taxi-200m]
-#        [LIMIT=560] scripts/gpu/taxi.sh
+#        [LIMIT=560] [BACKEND=emulated] scripts/gpu/taxi.sh   (BACKEND=host: the same flow on
+#        host-emulated SSDs and CPU threads, a dry run anywhere)
 # Time on an H100: the table ~1 min (disk), each SSD count 3-6 min (LIMIT seconds at most).
 set -u
 : "${OUT:=out}" "${ROWS:=200000000}" "${SSDS:=1 2 4}" "${TABLE:=/tmp/bamkit-taxi-200m}"
-: "${LIMIT:=560}"
+: "${LIMIT:=560}" "${BACKEND:=emulated}"
 if [ -z "${BIN:-}" ]; then
   if [ -x "$(dirname "$0")/taxi-query" ]; then BIN="$(dirname "$0")"; else BIN=.; fi
 fi
@@ -47,7 +49,7 @@ status=0
 for n in $SSDS; do
   name=taxi_${n}ssd
   t0=$SECONDS
-  timeout "$LIMIT" "$BIN/taxi-query" --backend emulated --model optane-p5800x --ssds "$n" \
+  timeout "$LIMIT" "$BIN/taxi-query" --backend "$BACKEND" --model optane-p5800x --ssds "$n" \
     --set storage.media.kind=host --set "storage.media.size_bytes=$(per_ssd "$n")" \
     --pairs 128 --depth 1024 --threads 16 --set cache.capacity=4294967296 \
     --set taxi.row_group_rows=4194304 --data "$TABLE" --verify \
@@ -60,7 +62,7 @@ for n in $SSDS; do
   grep -E "taxi: (bam|tiled|verify)|failed|invalid|rror" "$OUT/$name.txt" | tail -n 80
   name=taxi_${n}ssd_lines
   t0=$SECONDS
-  timeout "$LIMIT" "$BIN/taxi-query" --backend emulated --model optane-p5800x --ssds "$n" \
+  timeout "$LIMIT" "$BIN/taxi-query" --backend "$BACKEND" --model optane-p5800x --ssds "$n" \
     --set storage.media.kind=host --set "storage.media.size_bytes=$(per_ssd "$n")" \
     --pairs 128 --depth 1024 --threads 16 --set cache.capacity=4294967296 \
     --set taxi.row_group_rows=4194304 --data "$TABLE" --verify --query q5 --impl bam \
@@ -71,6 +73,20 @@ for n in $SSDS; do
   [ $rc -eq 0 ] || status=1
   grep -E "taxi: (bam|tiled|verify)|failed|invalid|rror" "$OUT/$name.txt" | tail -n 20
 done
+
+# The baseline's best case: tiled from the page cache (the table's files), once.
+name=taxi_page_cache
+t0=$SECONDS
+timeout "$LIMIT" "$BIN/taxi-query" --backend "$BACKEND" --model optane-p5800x --ssds 1 \
+  --set storage.media.kind=host --set "storage.media.size_bytes=$(per_ssd 1)" \
+  --pairs 128 --depth 1024 --threads 16 --set taxi.row_group_rows=4194304 --data "$TABLE" \
+  --verify --impl tiled --set taxi.tiled_source=page_cache \
+  --sweep taxi.min_distance=30,20 --sweep taxi.queries=q0,q1,q2,q3,q4,q5 \
+  --report "$OUT/$name.json" --csv "$OUT/$name.csv" > "$OUT/$name.txt" 2>&1
+rc=$?
+echo "== $name rc=$rc $((SECONDS - t0)) s"
+[ $rc -eq 0 ] || status=1
+grep -E "taxi: (tiled|verify)|failed|invalid|rror" "$OUT/$name.txt" | tail -n 30
 
 # One line per point: SSDs, D, query, line size, each impl's seconds and amplification.
 python3 - "$OUT" > "$OUT/summary.txt" <<'PY'
