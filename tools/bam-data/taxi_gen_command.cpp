@@ -45,7 +45,7 @@ void add_taxi_gen(CLI::App& app) {
   auto out = std::make_shared<std::string>();
   CLI::App* sub = app.add_subcommand(
       "taxi-gen",
-      "make a synthetic NYC taxi trip table (0.47 % of trips >= 20 miles, 0.03 % >= 30 miles; "
+      "Make a synthetic NYC taxi trip table (0.47 % of trips >= 20 miles, 0.03 % >= 30 miles; "
       "deterministic for a seed on any thread count)");
   sub->add_option("--rows", o->rows, "rows (200000000 for the GPU runs: 1.6 GB per column)")
       ->required()
