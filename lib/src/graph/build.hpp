@@ -167,10 +167,10 @@ void release_chunk(Source& src, std::size_t c) {
 ///     partition of its source vertex (2^row_bits consecutive rows, at most 1024 partitions);
 ///     the source may free the chunk then (a `release(c)` member).
 ///  2. Each partition, on its own thread: row counts, placement into its stretch of the
-///     neighbour array, sort (and dedup) of its rows; its records are freed.
+///     neighbour array, sort (and dedup) of its rows.
 ///  3. The stretches moved together; offsets from the row lengths.
-/// Peak memory: the records (8 or 12 bytes a directed edge with 32-bit ids, 16 or 20 with 64-bit
-/// ids) and the CSR arrays, once each.
+/// Peak memory: the records (8 or 12 bytes a directed edge with 32-bit ids, 16 or 24 with 64-bit
+/// ids; returned to the system when the build ends) and the CSR arrays, once each.
 template <class Id, bool Weighted, class Source>
 csr_graph build_csr_as(Source& src, std::uint64_t vertex_count, const edge_options& o) {
   using rec = edge_record<Id, Weighted>;
