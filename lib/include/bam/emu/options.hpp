@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bam/emu/fault_injection.hpp"
+#include "bam/emu/timing_model.hpp"
 
 namespace bam::emu {
 
@@ -42,6 +43,10 @@ struct controller_options {
   /// command it is already executing: the held command stays held until its SQ is deleted (for
   /// tests of the recovery that follows a failed Abort).
   bool abort_finds_commands = true;
+  /// The drive's timing model (bam/emu/timing_model.hpp, as the GPU engine books it): a read or
+  /// write reserves its service time in the drive's pipe and completes when the pipe and
+  /// min_latency_ns say it is due (its data moved at fetch). Default: no cap, at once.
+  timing_model timing{};
 };
 
 }  // namespace bam::emu

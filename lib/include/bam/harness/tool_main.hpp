@@ -16,6 +16,13 @@
 
 namespace bam {
 
+/// A tool's own command-line option for one config key (config_cli::add_key_option).
+struct tool_option {
+  std::string flag;  ///< e.g. "--min-distance"
+  std::string key;   ///< e.g. "taxi.min_distance"
+  std::string help;
+};
+
 /// What makes one tool different from another.
 struct tool_spec {
   std::string name;         ///< e.g. "nvm-block-bench" (messages, fio jobname)
@@ -37,6 +44,8 @@ struct tool_spec {
   /// Extra CSV columns and summary lines of a finished point (may be empty).
   std::function<void(report_inputs&)> decorate;
   std::function<void(std::ostream&, const report_inputs&)> print_extra;
+  /// The tool's own options, each setting a config key.
+  std::vector<tool_option> options;
 };
 
 /// Parses the command line and runs every point. Returns the exit status
