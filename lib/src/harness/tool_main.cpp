@@ -89,6 +89,8 @@ tool_command parse_tool_command(const tool_spec& spec, int argc, char** argv) {
   CLI::App app{spec.description, spec.name};
   config_cli cli(app);
   tool_command cmd;
+  for (const tool_flag& f : spec.flags)
+    cli.add_flag(app, f.flag, f.key, f.help, f.text);
   app.add_flag("--verify", cmd.verify, spec.verify_help);
   app.add_option("--sweep", cmd.sweeps,
                  "run one job per value: --sweep KEY=V1,V2,... (repeatable: the cartesian "
@@ -389,7 +391,7 @@ std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs) {
     if (a.key.rfind("report.", 0) == 0) {
       throw config_error("--sweep", fmt::format("'{}': report keys cannot be swept, allowed "
                                                 "storage.*, queues.*, cache.*, workload.*, "
-                                                "uring.*, cache_bench.*, gpu.*",
+                                                "uring.*, cache_bench.*, gpu.*, graph.*",
                                                 a.key));
     }
     std::string_view rest = std::string_view(s).substr(eq + 1);

@@ -1,6 +1,6 @@
 // bam/config/run_config.hpp: API. The configuration every bamkit tool shares, as plain structs
 // whose member initialisers are THE defaults (the JSON schema, --help and docs/config.md are
-// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu.
+// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu, graph.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -167,6 +167,19 @@ struct gpu_config {
   bool operator==(const gpu_config&) const = default;
 };
 
+/// Options of the graph applications bfs and cc (issue 15; tools/graph-common).
+struct graph_config {
+  std::string file;  ///< the input graph: .csr, .mtx, .el or .col (with .dst beside it)
+  graph_access access = graph_access::bam;
+  /// bfs: the source vertex, as the input file numbers it; none: graph.sources sources picked by
+  /// the seeded rule (tools/graph-common/sources.hpp).
+  std::optional<std::uint64_t> source;
+  std::uint32_t sources = 1;  ///< bfs: how many sources the seeded rule picks (workload.seed)
+  std::string dump;           ///< bfs: levels of the first source, cc: labels ("": none)
+  bool direction_optimizing = true;  ///< bfs: bottom-up levels where they help (symmetric graphs)
+  bool operator==(const graph_config&) const = default;
+};
+
 struct run_config {
   storage_config storage{};
   queues_config queues{};
@@ -176,6 +189,7 @@ struct run_config {
   uring_config uring{};
   cache_bench_config cache_bench{};
   gpu_config gpu{};
+  graph_config graph{};
   bool operator==(const run_config&) const = default;
 
   /// Bytes of each SSD the workload touches (dataset_bytes, or the media size when 0).
@@ -214,5 +228,6 @@ const char* to_string(cache_bench_layout l);
 const char* to_string(gpu_queue_mapping m);
 const char* to_string(storage_protocol p);
 const char* to_string(cache_error_mode m);
+const char* to_string(graph_access a);
 
 }  // namespace bam

@@ -16,11 +16,20 @@
 
 namespace bam {
 
+/// A tool's own friendly flag (e.g. bfs's --graph FILE for graph.file): config_cli::add_flag.
+struct tool_flag {
+  std::string flag;  ///< "--graph"
+  std::string key;   ///< "graph.file"
+  std::string help;
+  bool text = false;  ///< the value is a string as typed (file names), not JSON
+};
+
 /// What makes one tool different from another.
 struct tool_spec {
   std::string name;         ///< e.g. "nvm-block-bench" (messages, fio jobname)
   std::string description;  ///< first line of --help
   std::string verify_help;  ///< --verify's help text
+  std::vector<tool_flag> flags;  ///< the tool's own friendly flags
   /// The backend for `kind`, or nullptr when this build has none.
   std::function<std::unique_ptr<backend>(backend_kind)> make_backend;
   /// "host|uring"-style list of the kinds make_backend serves.
