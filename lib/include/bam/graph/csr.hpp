@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <stdexcept>
 #include <vector>
 
 namespace bam::graph {
@@ -17,7 +18,7 @@ struct csr_graph {
   std::vector<std::uint32_t> neighbours32;  ///< when !wide()
   std::vector<std::uint64_t> neighbours64;  ///< when wide()
   std::vector<float> weights;               ///< empty, or one per directed edge
-  bool symmetric = false;    ///< every edge (u, v) has its (v, u): stated by the producer
+  bool symmetric = false;     ///< every edge (u, v) has its (v, u): stated by the producer
   std::uint32_t id_base = 0;  ///< ids as the input file wrote them = id + id_base (1 for .mtx)
 
   std::uint64_t edge_count() const { return offsets.empty() ? 0 : offsets.back(); }
@@ -27,11 +28,21 @@ struct csr_graph {
   }
 };
 
-/// What a loader or generator does to the edge list before building the CSR.
+/// What a loader or generator does to the edge list before building the CSR. Every CSR they
+/// build has each row sorted by (neighbour, weight); a self-loop is its own reverse (symmetrize
+/// adds no second copy); dedup keeps the smallest weight of each (u, v).
 struct edge_options {
   bool symmetrize = false;       ///< add (v, u) for every (u, v)
   bool drop_self_loops = false;  ///< remove (v, v)
   bool dedup = false;            ///< keep one of each (u, v)
+  unsigned threads = 0;          ///< threads that parse and build; 0: every hardware thread
+};
+
+/// What the loaders throw for an input that is missing, unreadable or malformed (the message
+/// names the file and the line or byte offset); tools answer it with exit status 2. Other
+/// std::runtime_errors (e.g. a full disk while writing) are failures of the run.
+struct input_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
 };
 
 /// Reads any input format the tools accept, chosen by extension: `.csr` (bamkit's own), `.mtx`
@@ -39,5 +50,9 @@ struct edge_options {
 /// beside it). Throws std::runtime_error naming the file and the line or byte offset of the first
 /// problem.
 csr_graph load_graph(const std::filesystem::path& file, const edge_options& options = {});
+
+/// The graph with `options` applied (e.g. cc's undirected view of a directed graph: symmetrize);
+/// rows come out sorted. Returns `g` unchanged when no option is set.
+csr_graph apply_edge_options(csr_graph g, const edge_options& options);
 
 }  // namespace bam::graph

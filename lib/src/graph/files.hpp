@@ -1,0 +1,53 @@
+// graph/files.hpp: internal. A read-only mapping of an input file, and an output file that is
+// written under a temporary name in the same directory and renamed over its name only once it
+// is complete and synced (so no half-written output is ever left under the name asked for).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace bam::graph::detail {
+
+class mapped_file {
+ public:
+  /// Throws input_error "FILE: cannot open: ..." when the file cannot be opened or mapped.
+  explicit mapped_file(const std::filesystem::path& file);
+  ~mapped_file();
+  mapped_file(const mapped_file&) = delete;
+  mapped_file& operator=(const mapped_file&) = delete;
+  const char* data() const { return data_; }
+  std::size_t size() const { return size_; }
+
+ private:
+  const char* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+class output_file {
+ public:
+  /// Creates the temporary file beside `target`; throws std::runtime_error naming `target`.
+  explicit output_file(std::filesystem::path target);
+  ~output_file();  ///< removes the temporary file unless commit() succeeded
+  output_file(const output_file&) = delete;
+  output_file& operator=(const output_file&) = delete;
+
+  void write(const void* data, std::size_t bytes);  ///< appends
+  void write_at(const void* data, std::size_t bytes, std::uint64_t offset);
+  void resize(std::uint64_t bytes);
+  /// Syncs, closes and renames the file to its target.
+  void commit();
+  const std::filesystem::path& target() const { return target_; }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const;
+  std::filesystem::path target_;
+  std::string temp_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+/// Reads exactly `bytes` at `offset` of the open descriptor `fd`; false when the file ends first.
+bool read_exact(int fd, void* data, std::size_t bytes, std::uint64_t offset);
+
+}  // namespace bam::graph::detail

@@ -1,0 +1,20 @@
+// tools/bam-data/commands.hpp: the subcommand families of bam-data and what they share. Each
+// add_*_commands(app, status) adds its subcommands to `app`; the one the command line picks runs
+// from its CLI11 callback and leaves its exit status (bam/harness/exit_status.hpp) in `status`.
+#pragma once
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string_view>
+
+namespace bam::data {
+
+/// graph-gen, graph-import (graph_commands.cpp).
+void add_graph_commands(CLI::App& app, int& status);
+
+/// Runs a subcommand's body and turns what it throws into an exit status with a message on
+/// stderr naming the subcommand: bam::graph::input_error and std::invalid_argument (malformed
+/// input, values out of range) exit_invalid_input; anything else exit_run_failed.
+int run_guarded(std::string_view command, const std::function<int()>& body);
+
+}  // namespace bam::data
