@@ -45,7 +45,7 @@ TEST(GraphAppsHost, BfsLevelsOfASmallGraphAreTheHandComputedOnes) {
   const apps::graph_outcome o = apps::run_on_host(graph_algorithm::bfs, g, host_config(), {0, 7}, true);
   EXPECT_EQ(o.first_levels, (std::vector<std::int32_t>{0, 1, 2, 3, -1, -1, -1, -1}));
   EXPECT_EQ(apps::reference_levels(g, 7),
-            (std::vector<std::int32_t>{3, 2, 1, 0, -1, -1, -1, 0}));
+            (std::vector<std::int32_t>{4, 3, 2, 1, -1, -1, -1, 0}));
   ASSERT_EQ(o.runs.size(), 2u);
   EXPECT_EQ(o.runs[0].steps, 4u);  // levels 0..3
   EXPECT_EQ(o.runs[0].reached, 4u);
@@ -165,7 +165,9 @@ TEST(GraphAppsHost, SourcesFollowTheSeededRule) {
   EXPECT_EQ(std::unique(sorted.begin(), sorted.end()), sorted.end()) << "distinct";
   for (const std::uint32_t v : a)
     EXPECT_GT(g.offsets[v + 1] - g.offsets[v], 2u);
-  EXPECT_THROW(apps::pick_sources(small_directed(), 1, 1), config_error);  // no degree > 2
+  EXPECT_THROW(apps::pick_sources(csr_of(4, {{0, 1}, {1, 2}, {2, 3}}, true), 1, 1),
+               config_error);  // a path: no degree > 2
+  EXPECT_EQ(apps::pick_sources(small_directed(), 1, 1), std::vector<std::uint32_t>{5});
   run_config c;
   c.graph.source = 600;
   EXPECT_THROW(apps::sources_of(c, g), config_error);
