@@ -9,6 +9,7 @@
 #include "bam/config/config_io.hpp"
 #include "graph_apps/graph_builders.hpp"
 #include "sources.hpp"
+#include "graph_run.hpp"
 #include "host_runner.hpp"
 #include "reference.hpp"
 
@@ -153,6 +154,25 @@ TEST(GraphAppsHost, RefusedConfigurationsNameTheirKey) {
   } catch (const config_error& e) {
     EXPECT_EQ(e.key(), "storage.media.size_bytes");
   }
+}
+
+TEST(GraphAppsHost, AMismatchFailsTheRunUnlessReadsFailed) {
+  const graph::csr_graph g = small_directed();
+  run_config c = host_config();
+  apps::graph_outcome o;
+  o.sources = {0};
+  std::vector<std::int32_t> levels = apps::reference_levels(g, 0);
+  levels[3] = 7;  // a wrong level
+  apps::verify_levels(o, g, 0, levels);
+  o.runs.push_back(apps::traversal{});
+  run_result r = apps::result_of(o, g, c);
+  EXPECT_NE(r.error.find("vertex 3: level 7, the CPU reference 3"), std::string::npos) << r.error;
+  EXPECT_EQ(r.tool_stats["graph"]["verify"]["mismatches"], 1);
+  // With failed reads the mismatch is their consequence: exit 3 (errors), not 1.
+  o.cache.failed_accesses = 2;
+  r = apps::result_of(o, g, c);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(r.io_failed());
 }
 
 TEST(GraphAppsHost, SourcesFollowTheSeededRule) {
