@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "bam/config/config_io.hpp"
+#include "graph_storage.hpp"
 
 namespace bam::apps {
 namespace {

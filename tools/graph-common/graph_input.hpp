@@ -8,7 +8,6 @@
 
 #include "bam/config/run_config.hpp"
 #include "bam/graph/csr.hpp"
-#include "graph_storage.hpp"
 
 namespace bam::apps {
 

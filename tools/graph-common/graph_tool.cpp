@@ -5,6 +5,7 @@
 #include <fmt/ostream.h>
 
 #include "graph_input.hpp"
+#include "graph_storage.hpp"
 #include "sources.hpp"
 #include "host_backend.hpp"
 #include "host_runner.hpp"
