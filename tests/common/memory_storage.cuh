@@ -13,6 +13,7 @@
 #include "bam/cache/cache.hpp"
 #include "bam/cache/cache_config.hpp"
 #include "bam/cache/cache_stats.hpp"
+#include "bam/cache/gpu_storage.hpp"
 #include "bam/detail/atomic.hpp"
 #include "bam/nvme/spec.hpp"
 

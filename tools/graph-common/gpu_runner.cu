@@ -198,6 +198,7 @@ void run_bam_mode(graph_outcome& o, const graph::csr_graph& g, const run_config&
   o.backend["kernel"] = kernel_resources<array_type>(o.algorithm);
   o.backend["kernel"]["max_blocks"] = max_blocks;
   o.backend["offsets"] = "GPU memory";
+  o.backend["cache_capacity"] = c.cache.capacity;
   o.backend["storage"] = ctx.describe();
   ctx.close();
 }
@@ -210,7 +211,6 @@ graph_outcome run_on_gpu(graph_algorithm a, const graph::csr_graph& g, const run
   std::string why;
   if (!cuda_device_usable(why)) throw std::runtime_error("graph: no usable GPU: " + why);
   check_app_graph(g, "the graph");
-  check_preload_fits(g, c);
   graph_outcome o;
   o.algorithm = a;
   if (a == graph_algorithm::bfs) o.sources = sources;
@@ -219,9 +219,9 @@ graph_outcome run_on_gpu(graph_algorithm a, const graph::csr_graph& g, const run
   try {
     if (c.graph.access == graph_access::bam || c.graph.access == graph_access::bam_preloaded) {
       if (c.storage.protocol == storage_protocol::hardware)
-        run_bam_mode<gpu_context>(o, g, c, verify, s);
+        run_bam_mode<gpu_context>(o, g, storage_config_of(c, g), verify, s);
       else
-        run_bam_mode<emulator_gpu_context>(o, g, c, verify, s);
+        run_bam_mode<emulator_gpu_context>(o, g, storage_config_of(c, g), verify, s);
     } else {
       run_memory_mode(o, g, c, verify, file, s);
     }

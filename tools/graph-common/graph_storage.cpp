@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "bam/config/config_io.hpp"
 
 namespace bam::apps {
@@ -35,17 +37,13 @@ void check_fits(const graph::csr_graph& g, const run_config& c, std::uint64_t ca
                                  per_ssd));
 }
 
-void check_preload_fits(const graph::csr_graph& g, const run_config& c) {
-  const std::uint64_t lines = (neighbour_bytes(g) + c.cache.line_size - 1) / c.cache.line_size;
-  if (c.graph.access != graph_access::bam_preloaded ||
-      lines * c.cache.line_size <= c.cache.capacity)
-    return;
-  throw config_error("cache.capacity",
-                     fmt::format("{} B is smaller than the neighbour array ({} lines of {} B); "
-                                 "bam-preloaded keeps every line in the cache, allowed at least "
-                                 "{}",
-                                 c.cache.capacity, lines, c.cache.line_size,
-                                 lines * c.cache.line_size));
+run_config storage_config_of(const run_config& c, const graph::csr_graph& g) {
+  run_config out = c;
+  if (c.graph.access != graph_access::bam_preloaded) return out;
+  const std::uint64_t line = c.cache.line_size;
+  const std::uint64_t bytes = (neighbour_bytes(g) + line - 1) / line * line;
+  out.cache.capacity = std::max(c.cache.capacity, bytes);
+  return out;
 }
 
 }  // namespace bam::apps

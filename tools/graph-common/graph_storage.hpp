@@ -1,7 +1,7 @@
 // graph_storage.hpp: API. Where bfs and cc put the graph for the bam modes: the neighbour array
 // as one region of the storage context (the vertex offsets stay in the application's memory, as
 // in BaM and EMOGI), and the checks that the kernels can run on a graph, that it fits on the
-// SSDs and, for bam-preloaded, in the cache. (No fmt here: nvcc compiles this header.)
+// SSDs, and bam-preloaded's cache size. (No fmt here: nvcc compiles this header.)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -28,8 +28,10 @@ inline std::uint64_t neighbour_bytes(const graph::csr_graph& g) {
 /// of dataset (whole stripe units over the SSDs).
 void check_fits(const graph::csr_graph& g, const run_config& c, std::uint64_t capacity);
 
-/// config_error("cache.capacity") when bam-preloaded's cache cannot hold every line.
-void check_preload_fits(const graph::csr_graph& g, const run_config& c);
+/// The config a run opens its storage with: `c`, but for bam-preloaded a cache.capacity of at
+/// least the neighbour array's lines (the mode's point is a cache that holds everything, so a
+/// cache.capacity meant for bam, swept alongside, does not make it miss).
+run_config storage_config_of(const run_config& c, const graph::csr_graph& g);
 
 /// Lays the neighbour array out on the context's SSDs (before build_cache).
 template <class Ctx>

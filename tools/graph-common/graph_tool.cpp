@@ -153,7 +153,6 @@ tool_spec graph_tool_spec(graph_algorithm a) {
     const input_graph& in = graph_of(c);
     if (a == graph_algorithm::bfs) sources_of(c, in.g);
     if (cpu_backend(c.storage.backend)) check_host_access(c);
-    check_preload_fits(in.g, c);
   };
   spec.unit = "IOs";
 #if BAM_GRAPH_APPS_GPU

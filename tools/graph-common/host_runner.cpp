@@ -152,8 +152,7 @@ graph_outcome run_on_host(graph_algorithm a, const graph::csr_graph& g, const ru
                           const std::vector<std::uint32_t>& sources, bool verify) {
   check_host_access(c);
   check_app_graph(g, "the graph");
-  check_preload_fits(g, c);
-  host_context ctx(c, layout_options{.manifest = false});
+  host_context ctx(storage_config_of(c, g), layout_options{.manifest = false});
   put_graph(ctx, g, c);
   graph_outcome o;
   o.algorithm = a;
@@ -176,6 +175,7 @@ graph_outcome run_on_host(graph_algorithm a, const graph::csr_graph& g, const ru
   }
   o.backend["storage"] = ctx.describe();
   o.backend["threads"] = c.workload.threads;
+  o.backend["cache_capacity"] = ctx.config().cache.capacity;
   ctx.close();
   return o;
 }

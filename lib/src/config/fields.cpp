@@ -607,8 +607,9 @@ std::vector<field> fields_of(run_config& c) {
                          "bfs/cc: where GPU threads read the neighbour lists: gpu-memory (HBM, "
                          "the compute-only bound), host-zero-copy (pinned mapped host memory, "
                          "EMOGI's target), uvm (managed, no prefetch), bam (SSDs through the "
-                         "cache), bam-preloaded (every line in the cache before timing); the "
-                         "host backend runs bam and bam-preloaded"));
+                         "cache), bam-preloaded (every line in the cache before timing; "
+                         "cache.capacity raised to the neighbour array if smaller); the host "
+                         "backend runs bam and bam-preloaded"));
   f.push_back(optional_uint_field("graph.source", gr.source, 0, u64_max,
                                   "bfs: the source vertex (--source), in the input file's ids "
                                   "(1-based for .mtx); null: graph.sources picked by the seeded "
