@@ -280,7 +280,6 @@ TEST(CacheGpu, MillionThreadsThroughArraysOnTwoEmulatedSsds) {
 
 }  // namespace
 
-
 namespace {
 
 using bam::test::memory_storage;

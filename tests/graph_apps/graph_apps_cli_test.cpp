@@ -20,9 +20,13 @@ const std::string bam_data = BAM_DATA_BIN;
 
 /// Two host SSDs of 4 MiB, a cache of 32 lines of 512 B (16 KiB), 2 threads.
 std::vector<std::string> small_storage() {
-  return {"--backend", "host", "--ssds", "2", "--pairs", "2", "--threads", "2",
-          "--set", "storage.media.size_bytes=4194304", "--set", "cache.line_size=512",
-          "--set", "cache.capacity=16384"};
+  return {"--backend", "host",
+          "--ssds",    "2",
+          "--pairs",   "2",
+          "--threads", "2",
+          "--set",     "storage.media.size_bytes=4194304",
+          "--set",     "cache.line_size=512",
+          "--set",     "cache.capacity=16384"};
 }
 
 std::vector<std::string> operator+(std::vector<std::string> a, const std::vector<std::string>& b) {
@@ -38,11 +42,12 @@ void write_text(const std::string& path, const std::string& text) {
 std::string generate(const temp_dir& dir, const std::string& kind, unsigned scale,
                      const std::string& name, const std::vector<std::string>& extra = {}) {
   const std::string out = dir / name;
-  const tool_output r = run_tool(
-      bam_data, std::vector<std::string>{"graph-gen", kind, "--scale", std::to_string(scale),
-                                         "--edge-factor", "8", "--seed", "5", "--out", out} +
-                    extra,
-      dir);
+  const tool_output r =
+      run_tool(bam_data,
+               std::vector<std::string>{"graph-gen", kind, "--scale", std::to_string(scale),
+                                        "--edge-factor", "8", "--seed", "5", "--out", out} +
+                   extra,
+               dir);
   EXPECT_EQ(r.rc, 0) << r.err;
   return out;
 }
@@ -58,8 +63,7 @@ TEST(GraphAppsCli, KroneckerBfsAndCcVerifyThroughASmallCache) {
   const std::string report = dir / "bfs.json";
   tool_output r = run_tool(bfs,
                            std::vector<std::string>{"--graph", g, "--sources", "3", "--verify",
-                                                    "--report", report, "--csv",
-                                                    dir / "bfs.csv"} +
+                                                    "--report", report, "--csv", dir / "bfs.csv"} +
                                small_storage(),
                            dir);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
@@ -78,9 +82,9 @@ TEST(GraphAppsCli, KroneckerBfsAndCcVerifyThroughASmallCache) {
   EXPECT_NE(csv.find("io_amplification"), std::string::npos);
   EXPECT_NE(csv.find(",bfs,bam,"), std::string::npos) << csv;
 
-  r = run_tool(cc, std::vector<std::string>{"--graph", g, "--verify", "--report", report} +
-                       small_storage(),
-               dir);
+  r = run_tool(
+      cc, std::vector<std::string>{"--graph", g, "--verify", "--report", report} + small_storage(),
+      dir);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   s = graph_stats(report);
   EXPECT_EQ(s["verify"]["mismatches"], 0);
@@ -90,11 +94,12 @@ TEST(GraphAppsCli, KroneckerBfsAndCcVerifyThroughASmallCache) {
 
 TEST(GraphAppsCli, DirectedUrandAsAnEdgeListAndASweepOverTheCacheModes) {
   temp_dir dir;
-  const std::string el = generate(dir, "urand", 10, "u10.el", {"--directed", "--keep-self-loops",
-                                                               "--keep-duplicates"});
+  const std::string el = generate(dir, "urand", 10, "u10.el",
+                                  {"--directed", "--keep-self-loops", "--keep-duplicates"});
   const std::string report = dir / "sweep.json";
   // bam-preloaded raises small_storage's 16 KiB cache to the neighbour array's size.
-  tool_output r = run_tool(bfs,
+  tool_output r =
+      run_tool(bfs,
                small_storage() + std::vector<std::string>{"--graph", el, "--verify", "--sweep",
                                                           "graph.access=bam,bam-preloaded",
                                                           "--report", report},
@@ -119,15 +124,17 @@ TEST(GraphAppsCli, DumpsOfAOneBasedMatrixMarketFileUseItsIds) {
              "%%MatrixMarket matrix coordinate pattern symmetric\n% a comment\n6 6 6\n2 1\n3 2\n"
              "6 5\n6 6\n6 5\n1 2\n");
   const std::string levels = dir / "levels.txt";
-  tool_output r = run_tool(
-      bfs, small_storage() + std::vector<std::string>{"--graph", mtx, "--source", "2",
-                                                      "--verify", "--dump-levels", levels},
-      dir);
+  tool_output r =
+      run_tool(bfs,
+               small_storage() + std::vector<std::string>{"--graph", mtx, "--source", "2",
+                                                          "--verify", "--dump-levels", levels},
+               dir);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_EQ(read_file(levels), "1 1\n2 0\n3 1\n4 -1\n5 -1\n6 -1\n");
   const std::string labels = dir / "labels.txt";
-  r = run_tool(cc, small_storage() + std::vector<std::string>{"--graph", mtx, "--verify",
-                                                             "--dump-components", labels},
+  r = run_tool(cc,
+               small_storage() + std::vector<std::string>{"--graph", mtx, "--verify",
+                                                          "--dump-components", labels},
                dir);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_EQ(read_file(labels), "1 1\n2 1\n3 1\n4 4\n5 5\n6 5\n");
@@ -179,11 +186,11 @@ TEST(GraphAppsCli, ReadErrorsExitThreeAndAnUnwritableDumpExitsOne) {
   const std::string g = generate(dir, "kron", 9, "k9.csr");
   // 5% of the commands fail: the few writes that lay the graph out pass (the fate of a command
   // is a function of the seed, its queue and its place in it), some of the ~150 line reads not.
-  tool_output r = run_tool(cc,
-                           small_storage() + std::vector<std::string>{
-                                                 "--graph", g, "--verify", "--set",
-                                                 "storage.faults.error_fraction=0.05"},
-                           dir);
+  tool_output r =
+      run_tool(cc,
+               small_storage() + std::vector<std::string>{"--graph", g, "--verify", "--set",
+                                                          "storage.faults.error_fraction=0.05"},
+               dir);
   EXPECT_EQ(r.rc, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("Unrecovered Read Error"), std::string::npos) << r.err;
   const std::string dump = dir / "no-such-dir/levels.txt";

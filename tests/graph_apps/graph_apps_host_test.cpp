@@ -8,10 +8,10 @@
 
 #include "bam/config/config_io.hpp"
 #include "graph_apps/graph_builders.hpp"
-#include "sources.hpp"
 #include "graph_run.hpp"
 #include "host_runner.hpp"
 #include "reference.hpp"
+#include "sources.hpp"
 
 namespace bam::test {
 namespace {
@@ -36,17 +36,17 @@ run_config host_config() {
 /// 0-1-2-3 a path (stored one way and back), 4 isolated, 5-6 with a self-loop on 5 and the edge
 /// 5-6 twice, 7 -> 3 only one way (not symmetric).
 graph::csr_graph small_directed() {
-  return csr_of(8, {{0, 1}, {1, 0}, {1, 2}, {2, 1}, {2, 3}, {3, 2}, {5, 5}, {5, 6}, {5, 6},
-                    {6, 5}, {7, 3}},
-                false);
+  return csr_of(
+      8, {{0, 1}, {1, 0}, {1, 2}, {2, 1}, {2, 3}, {3, 2}, {5, 5}, {5, 6}, {5, 6}, {6, 5}, {7, 3}},
+      false);
 }
 
 TEST(GraphAppsHost, BfsLevelsOfASmallGraphAreTheHandComputedOnes) {
   const graph::csr_graph g = small_directed();
-  const apps::graph_outcome o = apps::run_on_host(graph_algorithm::bfs, g, host_config(), {0, 7}, true);
+  const apps::graph_outcome o =
+      apps::run_on_host(graph_algorithm::bfs, g, host_config(), {0, 7}, true);
   EXPECT_EQ(o.first_levels, (std::vector<std::int32_t>{0, 1, 2, 3, -1, -1, -1, -1}));
-  EXPECT_EQ(apps::reference_levels(g, 7),
-            (std::vector<std::int32_t>{4, 3, 2, 1, -1, -1, -1, 0}));
+  EXPECT_EQ(apps::reference_levels(g, 7), (std::vector<std::int32_t>{4, 3, 2, 1, -1, -1, -1, 0}));
   ASSERT_EQ(o.runs.size(), 2u);
   EXPECT_EQ(o.runs[0].steps, 4u);  // levels 0..3
   EXPECT_EQ(o.runs[0].reached, 4u);

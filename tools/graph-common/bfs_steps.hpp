@@ -38,8 +38,8 @@ BAM_HD BAM_FORCEINLINE std::uint64_t top_down_vertex(const Adj& adj, const bfs_l
     if (i < end) {
       n = static_cast<std::uint32_t>(adj[i]);
       ++read;
-      claimed = load_relaxed(l.levels + n) == unreached &&
-                claim(l.levels + n, unreached, l.level + 1);
+      claimed =
+          load_relaxed(l.levels + n) == unreached && claim(l.levels + n, unreached, l.level + 1);
     }
     push(l.next, claimed, n, claimed ? l.offsets[n + 1] - l.offsets[n] : 0);
   }

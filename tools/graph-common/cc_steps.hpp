@@ -34,7 +34,8 @@ BAM_HD BAM_FORCEINLINE std::uint64_t hook_vertex(const Adj& adj, const cc_round_
     if (lv == lu) continue;
     differed = true;
     const std::uint32_t hi = lu > lv ? lu : lv, lo = lu > lv ? lv : lu;
-    if (load_relaxed(r.labels + hi) == hi) device_atomic_ref<std::uint32_t>(r.labels[hi]).fetch_min(lo, relaxed);
+    if (load_relaxed(r.labels + hi) == hi)
+      device_atomic_ref<std::uint32_t>(r.labels[hi]).fetch_min(lo, relaxed);
   }
   if (differed) store_relaxed(r.changed, 1u);
   return read;

@@ -93,8 +93,8 @@ cudaError_t free_neighbours(const run_config& c, void* p) {
 }
 
 /// gpu-memory, host-zero-copy, uvm: the neighbour array in memory the kernels load directly.
-void run_memory_mode(graph_outcome& o, const graph::csr_graph& g, const run_config& c,
-                     bool verify, const std::string& file, cudaStream_t s) {
+void run_memory_mode(graph_outcome& o, const graph::csr_graph& g, const run_config& c, bool verify,
+                     const std::string& file, cudaStream_t s) {
   const std::uint64_t bytes = neighbour_bytes(g);
   const void* src = g.neighbours32.data();
   const std::uint64_t copy = g.edge_count() * sizeof(std::uint32_t);

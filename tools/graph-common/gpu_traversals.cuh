@@ -53,8 +53,7 @@ class gpu_graph_buffers {
   }
   /// The counters, once the stream's work before is done.
   step_counters read_counters(cudaStream_t s) const {
-    cuda_check(cudaMemcpyAsync(host_, counters_, sizeof(step_counters), cudaMemcpyDeviceToHost,
-                               s),
+    cuda_check(cudaMemcpyAsync(host_, counters_, sizeof(step_counters), cudaMemcpyDeviceToHost, s),
                "graph: counters");
     cuda_check(cudaStreamSynchronize(s), "graph: kernel");
     return *host_;
@@ -93,9 +92,10 @@ inline double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 /// bfs's start from `source`: every level -1 but the source's, the frontier {source}. Before
 /// the SSDs' engine starts (copies from pageable memory).
-inline void reset_bfs(const gpu_graph_buffers& b, const graph::csr_graph& g,
-                      std::uint32_t source, cudaStream_t s) {
-  cuda_check(cudaMemsetAsync(b.levels(), 0xff, g.vertex_count * sizeof(std::int32_t), s), "bfs: memset");
+inline void reset_bfs(const gpu_graph_buffers& b, const graph::csr_graph& g, std::uint32_t source,
+                      cudaStream_t s) {
+  cuda_check(cudaMemsetAsync(b.levels(), 0xff, g.vertex_count * sizeof(std::int32_t), s),
+             "bfs: memset");
   const std::int32_t zero = 0;
   cuda_check(cudaMemcpyAsync(b.levels() + source, &zero, sizeof zero, cudaMemcpyHostToDevice, s),
              "bfs: source");
@@ -119,8 +119,7 @@ traversal gpu_bfs(const Adj& adj, const gpu_graph_buffers& b, const graph::csr_g
   int cur = 0;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::int32_t level = 0; n_f != 0; ++level) {
-    bottom_up = may_go_bottom_up &&
-                direction_rule::bottom_up_next(bottom_up, m_f, m_u, n_f, n);
+    bottom_up = may_go_bottom_up && direction_rule::bottom_up_next(bottom_up, m_f, m_u, n_f, n);
     b.zero_counters(s);
     step_counters* c = b.counters();
     const bfs_level_ref l{b.levels(), b.offsets(), level,
@@ -152,9 +151,9 @@ inline void reset_cc(const gpu_graph_buffers& b, const graph::csr_graph& g, cuda
   std::vector<std::uint32_t> ids(n);
   for (std::uint32_t v = 0; v < n; ++v)
     ids[v] = v;
-  cuda_check(cudaMemcpyAsync(b.labels(), ids.data(), n * sizeof(std::uint32_t),
-                             cudaMemcpyHostToDevice, s),
-             "cc: labels");
+  cuda_check(
+      cudaMemcpyAsync(b.labels(), ids.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice, s),
+      "cc: labels");
   cuda_check(cudaStreamSynchronize(s), "cc: set-up");
 }
 

@@ -31,8 +31,9 @@ const input_graph& graph_of(const run_config& c) {
   static std::unique_ptr<input_graph> last;
   const std::string& path = c.graph.file;
   if (path.empty()) {
-    throw config_error("graph.file", "no graph given, allowed a .csr, .mtx, .el or .col file "
-                                     "(--graph FILE)");
+    throw config_error("graph.file",
+                       "no graph given, allowed a .csr, .mtx, .el or .col file "
+                       "(--graph FILE)");
   }
   if (last && last->path == path) return *last;
   last.reset();

@@ -48,8 +48,7 @@ void verify_labels(graph_outcome& o, const graph::csr_graph& g) {
   merge(o.verify, compare_labels(o.labels, reference_components(g), g.id_base));
 }
 
-void count_reached(traversal& t, const graph::csr_graph& g,
-                   const std::vector<std::int32_t>& lv) {
+void count_reached(traversal& t, const graph::csr_graph& g, const std::vector<std::int32_t>& lv) {
   t.reached = t.reached_edges = 0;
   for (std::uint64_t v = 0; v < lv.size(); ++v) {
     if (lv[v] < 0) continue;
@@ -130,8 +129,10 @@ run_result result_of(graph_outcome& o, const graph::csr_graph& g, const run_conf
     reached_edges += t.reached_edges;
     steps += t.steps;
     bottom_up += t.bottom_up_steps;
-    nlohmann::json one = {{"seconds", t.seconds},          {"steps", t.steps},
-                          {"edges_read", t.edges_read},    {"reached", t.reached},
+    nlohmann::json one = {{"seconds", t.seconds},
+                          {"steps", t.steps},
+                          {"edges_read", t.edges_read},
+                          {"reached", t.reached},
                           {"reached_edges", t.reached_edges}};
     if (o.algorithm == graph_algorithm::bfs) {
       one["source"] = std::uint64_t{o.sources[i]} + g.id_base;

@@ -21,12 +21,12 @@ const char* to_string(graph_algorithm a);
 
 /// One bfs source, or the one cc run.
 struct traversal {
-  double seconds = 0;                ///< wall time of the traversal (every level or round)
-  std::uint32_t steps = 0;           ///< bfs levels, cc hooking rounds
+  double seconds = 0;                 ///< wall time of the traversal (every level or round)
+  std::uint32_t steps = 0;            ///< bfs levels, cc hooking rounds
   std::uint32_t bottom_up_steps = 0;  ///< bfs levels run bottom-up
-  std::uint64_t edges_read = 0;      ///< neighbour elements the kernels read
-  std::uint64_t reached = 0;         ///< bfs: vertices reached (cc: every vertex)
-  std::uint64_t reached_edges = 0;   ///< bfs: edges of the reached vertices (cc: every edge)
+  std::uint64_t edges_read = 0;       ///< neighbour elements the kernels read
+  std::uint64_t reached = 0;          ///< bfs: vertices reached (cc: every vertex)
+  std::uint64_t reached_edges = 0;    ///< bfs: edges of the reached vertices (cc: every edge)
 };
 
 /// The cache's counters summed over the caches of a point (bam modes build one per source).

@@ -17,11 +17,11 @@ void check_app_graph(const graph::csr_graph& g, const std::string& what) {
                                    what, g.vertex_count));
   }
   if (g.offsets.size() != g.vertex_count + 1 || g.neighbours32.size() != g.edge_count()) {
-    throw config_error("graph.file", fmt::format("{}: {} offsets and {} neighbours for {} "
-                                                 "vertices, allowed vertices + 1 offsets and "
-                                                 "offsets.back() neighbours",
-                                                 what, g.offsets.size(), g.neighbours32.size(),
-                                                 g.vertex_count));
+    throw config_error("graph.file",
+                       fmt::format("{}: {} offsets and {} neighbours for {} "
+                                   "vertices, allowed vertices + 1 offsets and "
+                                   "offsets.back() neighbours",
+                                   what, g.offsets.size(), g.neighbours32.size(), g.vertex_count));
   }
 }
 
@@ -29,12 +29,12 @@ void check_fits(const graph::csr_graph& g, const run_config& c, std::uint64_t ca
   const std::uint64_t need = neighbour_bytes(g);
   if (need <= capacity) return;
   const std::uint64_t per_ssd = (need + c.storage.ssd_count - 1) / c.storage.ssd_count;
-  throw config_error("storage.media.size_bytes",
-                     fmt::format("{} per SSD holds {} B of dataset on {} SSD(s), the graph's "
-                                 "neighbour array needs {} B, allowed at least about {} (plus a "
-                                 "stripe unit)",
-                                 c.storage.media.size_bytes, capacity, c.storage.ssd_count, need,
-                                 per_ssd));
+  throw config_error(
+      "storage.media.size_bytes",
+      fmt::format("{} per SSD holds {} B of dataset on {} SSD(s), the graph's "
+                  "neighbour array needs {} B, allowed at least about {} (plus a "
+                  "stripe unit)",
+                  c.storage.media.size_bytes, capacity, c.storage.ssd_count, need, per_ssd));
 }
 
 run_config storage_config_of(const run_config& c, const graph::csr_graph& g) {

@@ -6,9 +6,9 @@
 
 #include "graph_input.hpp"
 #include "graph_storage.hpp"
-#include "sources.hpp"
 #include "host_backend.hpp"
 #include "host_runner.hpp"
+#include "sources.hpp"
 #if BAM_GRAPH_APPS_GPU
 #include "bam/report/gpu_info.hpp"
 #include "gpu_backend.hpp"
@@ -83,8 +83,9 @@ void print_extra(std::ostream& os, const report_inputs& in) {
                field(s, {"cache", "hit_rate"}, 4));
   }
   if (s.contains("load")) {
-    fmt::print(os, "  end to end: {} s with the load at the model bandwidth, {} s with the "
-                   "measured disk read\n",
+    fmt::print(os,
+               "  end to end: {} s with the load at the model bandwidth, {} s with the "
+               "measured disk read\n",
                field(s, {"end_to_end_s"}), field(s, {"end_to_end_disk_s"}));
   }
   if (s.contains("breakdown") && !s["breakdown"].is_null()) {

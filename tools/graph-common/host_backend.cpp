@@ -2,8 +2,8 @@
 #include "host_backend.hpp"
 
 #include "graph_input.hpp"
-#include "sources.hpp"
 #include "host_runner.hpp"
+#include "sources.hpp"
 
 namespace bam::apps {
 namespace {

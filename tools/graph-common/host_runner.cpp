@@ -63,8 +63,8 @@ traversal host_bfs(const neighbour_array& adj, const graph::csr_graph& g, std::u
   const auto t0 = std::chrono::steady_clock::now();
   levels[source] = 0;
   for (std::int32_t level = 0; !frontier.empty(); ++level) {
-    bottom_up = may_go_bottom_up &&
-                direction_rule::bottom_up_next(bottom_up, m_f, m_u, frontier.size(), n);
+    bottom_up =
+        may_go_bottom_up && direction_rule::bottom_up_next(bottom_up, m_f, m_u, frontier.size(), n);
     next_count = next_degrees = 0;
     const bfs_level_ref l{levels.data(), g.offsets.data(), level,
                           queue_out{next.data(), &next_count, &next_degrees}};
@@ -140,8 +140,7 @@ void take_cache(host_context& ctx, graph_outcome& o) {
 }  // namespace
 
 void check_host_access(const run_config& c) {
-  if (c.graph.access == graph_access::bam || c.graph.access == graph_access::bam_preloaded)
-    return;
+  if (c.graph.access == graph_access::bam || c.graph.access == graph_access::bam_preloaded) return;
   throw config_error("graph.access",
                      fmt::format("\"{}\" needs GPU threads (storage.backend emulated), allowed "
                                  "bam|bam-preloaded with backend \"{}\"",

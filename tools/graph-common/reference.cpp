@@ -71,8 +71,8 @@ mismatch compare(const std::vector<T>& got, const std::vector<T>& want, std::uin
 }
 }  // namespace
 
-mismatch compare_levels(const std::vector<std::int32_t>& got,
-                        const std::vector<std::int32_t>& want, std::uint32_t id_base) {
+mismatch compare_levels(const std::vector<std::int32_t>& got, const std::vector<std::int32_t>& want,
+                        std::uint32_t id_base) {
   return compare(got, want, id_base, "level", false);
 }
 mismatch compare_labels(const std::vector<std::uint32_t>& got,

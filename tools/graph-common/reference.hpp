@@ -24,8 +24,8 @@ struct mismatch {
   std::uint64_t count = 0;
   std::string first;
 };
-mismatch compare_levels(const std::vector<std::int32_t>& got,
-                        const std::vector<std::int32_t>& want, std::uint32_t id_base);
+mismatch compare_levels(const std::vector<std::int32_t>& got, const std::vector<std::int32_t>& want,
+                        std::uint32_t id_base);
 mismatch compare_labels(const std::vector<std::uint32_t>& got,
                         const std::vector<std::uint32_t>& want, std::uint32_t id_base);
 

@@ -467,7 +467,7 @@ field fault_list_field(std::string key, std::vector<fault_overrides>& ref, std::
 }  // namespace
 
 std::vector<std::string> sections() {
-  return {"storage", "storage.media", "queues", "cache",         "workload", "report",
+  return {"storage", "storage.media", "queues", "cache",          "workload", "report",
           "uring",   "cache_bench",   "gpu",    "storage.faults", "graph"};
 }
 

@@ -1,6 +1,7 @@
 // bam/config/run_config.hpp: API. The configuration every bamkit tool shares, as plain structs
 // whose member initialisers are THE defaults (the JSON schema, --help and docs/config.md are
-// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu, graph.
+// derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu,
+// graph.
 #pragma once
 #include <cstdint>
 #include <optional>

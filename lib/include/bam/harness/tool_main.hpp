@@ -26,9 +26,9 @@ struct tool_flag {
 
 /// What makes one tool different from another.
 struct tool_spec {
-  std::string name;         ///< e.g. "nvm-block-bench" (messages, fio jobname)
-  std::string description;  ///< first line of --help
-  std::string verify_help;  ///< --verify's help text
+  std::string name;              ///< e.g. "nvm-block-bench" (messages, fio jobname)
+  std::string description;       ///< first line of --help
+  std::string verify_help;       ///< --verify's help text
   std::vector<tool_flag> flags;  ///< the tool's own friendly flags
   /// The backend for `kind`, or nullptr when this build has none.
   std::function<std::unique_ptr<backend>(backend_kind)> make_backend;
