@@ -171,29 +171,34 @@ void run_bam_mode(graph_outcome& o, const graph::csr_graph& g, const run_config&
       slots / (4 * warps_per_block), 1, resident_blocks(top_down_kernel<array_type>)));
   const std::uint64_t elements = std::max<std::uint64_t>(1, g.edge_count());
   const std::uint64_t per_line = c.cache.line_size / sizeof(std::uint32_t);
-  run_traversals(
-      o, b, g, c, verify, max_blocks, s,
-      [&] {
-        ctx.build_cache();
-        const array_type adj = ctx.template array<std::uint32_t>(neighbours_region, elements);
-        ctx.start();
-        if (c.graph.access == graph_access::bam_preloaded) {
-          const unsigned blocks = static_cast<unsigned>(
-              std::clamp<std::uint64_t>(slots / 2 / graph_block_threads, 1, max_blocks));
-          preload_lines_kernel<array_type>
-              <<<blocks, graph_block_threads, 0, s>>>(adj, elements, per_line, b.counters());
-          cuda_check(cudaGetLastError(), "bam-preloaded: preload");
-          cuda_check(cudaStreamSynchronize(s), "bam-preloaded: preload");
-          ctx.cache().reset_stats();
-        }
-        return adj;
-      },
-      [&] {
-        const cache_stats st = ctx.cache().stats();
-        o.cache.add(st);
-        add_cache_errors(st, o.io);
-        ctx.stop();
-      });
+  try {
+    run_traversals(
+        o, b, g, c, verify, max_blocks, s,
+        [&] {
+          ctx.build_cache();
+          const array_type adj = ctx.template array<std::uint32_t>(neighbours_region, elements);
+          ctx.start();
+          if (c.graph.access == graph_access::bam_preloaded) {
+            const unsigned blocks = static_cast<unsigned>(
+                std::clamp<std::uint64_t>(slots / 2 / graph_block_threads, 1, max_blocks));
+            preload_lines_kernel<array_type>
+                <<<blocks, graph_block_threads, 0, s>>>(adj, elements, per_line, b.counters());
+            cuda_check(cudaGetLastError(), "bam-preloaded: preload");
+            cuda_check(cudaStreamSynchronize(s), "bam-preloaded: preload");
+            ctx.cache().reset_stats();
+          }
+          return adj;
+        },
+        [&] {
+          const cache_stats st = ctx.cache().stats();
+          o.cache.add(st);
+          add_cache_errors(st, o.io);
+          ctx.stop();
+        });
+  } catch (...) {
+    ctx.stop();  // b's cudaFree must not wait for the engine, which never ends by itself
+    throw;
+  }
   o.has_cache = true;
   o.backend["kernel"] = kernel_resources<array_type>(o.algorithm);
   o.backend["kernel"]["max_blocks"] = max_blocks;

@@ -166,7 +166,7 @@ traversal gpu_cc(const Adj& adj, const gpu_graph_buffers& b, const graph::csr_gr
   step_counters* c = b.counters();
   const cc_round_ref r{b.labels(), b.offsets(), &c->changed};
   const unsigned blocks = blocks_for(n, max_blocks);
-  const unsigned compress_blocks = blocks_for((n + 7) / 8, max_blocks);
+  const unsigned compress_blocks = blocks_for((n + 31) / 32, max_blocks);  // a thread a vertex
   const auto t0 = std::chrono::steady_clock::now();
   for (bool changed = true; changed;) {
     b.zero_counters(s);
