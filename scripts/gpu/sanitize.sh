@@ -29,6 +29,9 @@ for tool in memcheck racecheck synccheck initcheck; do
   # Several commands in flight per GPU thread, taken in any order (issue 14): one kernel
   # against the loopback controller on a host thread.
   run "$tool" queue_outstanding_gpu_test 'QueueOutstandingGpu.SanitizerCase'
+  # The cache and bam::array over a storage policy in GPU memory (no engine kernel): coalesced
+  # reads, writes, atomics, array_ref, and the error path (failed reads: the error flag).
+  run "$tool" cache_gpu_test 'CacheGpuSanitizer.*:CacheGpuErrors.*'
   # bfs and cc's kernels through a bam::array over a cache whose storage copies lines in GPU
   # memory (issue 15).
   run "$tool" graph_apps_gpu_test 'GraphAppsGpuSanitizer.*'
