@@ -169,6 +169,38 @@ TEST(GraphAppsHost, AMismatchFailsTheRunUnlessReadsFailed) {
   EXPECT_TRUE(r.io_failed());
 }
 
+TEST(GraphAppsConfig, GraphKeysParseRoundTripAndAreChecked) {
+  const run_config c = parse_config(nlohmann::json::parse(
+      R"({"graph": {"file": "g.mtx", "access": "host-zero-copy", "source": 7,
+                    "dump": "l.txt", "direction_optimizing": false}})"));
+  EXPECT_EQ(c.graph.file, "g.mtx");
+  EXPECT_EQ(c.graph.access, graph_access::host_zero_copy);
+  EXPECT_EQ(c.graph.source, std::optional<std::uint64_t>{7});
+  EXPECT_FALSE(c.graph.direction_optimizing);
+  EXPECT_EQ(parse_config(to_json(c)), c);
+  EXPECT_TRUE(to_json(run_config{})["graph"]["source"].is_null()) << "no source by default";
+  EXPECT_EQ(parse_config(to_json(run_config{})), run_config{});
+  try {
+    parse_config(nlohmann::json::parse(R"({"graph": {"access": "hbm"}})"));
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.key(), "graph.access");
+    EXPECT_NE(std::string(e.what()).find("gpu-memory|host-zero-copy|uvm|bam|bam-preloaded"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW(parse_config(nlohmann::json::parse(R"({"graph": {"source": -1}})")), config_error);
+  EXPECT_THROW(parse_config(nlohmann::json::parse(R"({"graph": {"sources": 0}})")), config_error);
+  run_config both = c;
+  both.graph.sources = 2;
+  try {
+    validate(both);
+    FAIL();
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.key(), "graph.sources");
+  }
+}
+
 TEST(GraphAppsHost, SourcesFollowTheSeededRule) {
   const graph::csr_graph g = random_graph(500, 1, 6, 10, 9);
   const std::vector<std::uint32_t> a = apps::pick_sources(g, 8, 42);
