@@ -1,6 +1,4 @@
-// tools/bam-data/commands.hpp: the subcommand families of bam-data and what they share. Each
-// add_*_commands(app, status) adds its subcommands to `app`; the one the command line picks runs
-// from its CLI11 callback and leaves its exit status (bam/harness/exit_status.hpp) in `status`.
+// bam-data's subcommand groups: each adds its subcommands (and their callbacks) to the app.
 #pragma once
 #include <CLI/CLI.hpp>
 
@@ -10,7 +8,10 @@
 namespace bam::data {
 
 /// graph-gen, graph-import (graph_commands.cpp).
-void add_graph_commands(CLI::App& app, int& status);
+void add_graph_commands(CLI::App& app);
+
+/// The exit status a subcommand's callback chose (bam/harness/exit_status.hpp); main returns it.
+int& exit_status();
 
 /// Runs a subcommand's body and turns what it throws into an exit status with a message on
 /// stderr naming the subcommand: bam::graph::input_error and std::invalid_argument (malformed

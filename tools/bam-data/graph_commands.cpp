@@ -1,15 +1,13 @@
-// add_graph_commands (commands.hpp): the graph subcommands, one file each (graph_gen.cpp,
-// graph_import.cpp).
+// bam-data's graph subcommands: graph-gen (a Kronecker or uniform random graph) and graph-import
+// (any graph file to .csr, .el or .mtx); each job in its own file.
 #include "commands.hpp"
+#include "graph_jobs.hpp"
 
 namespace bam::data {
 
-void add_graph_gen_command(CLI::App& app, int& status);
-void add_graph_import_command(CLI::App& app, int& status);
-
-void add_graph_commands(CLI::App& app, int& status) {
-  add_graph_gen_command(app, status);
-  add_graph_import_command(app, status);
+void add_graph_commands(CLI::App& app) {
+  add_graph_gen(app);
+  add_graph_import(app);
 }
 
 }  // namespace bam::data

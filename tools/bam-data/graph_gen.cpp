@@ -9,6 +9,7 @@
 #include "bam/graph/generate.hpp"
 #include "bam/harness/exit_status.hpp"
 #include "commands.hpp"
+#include "graph_jobs.hpp"
 #include "graph_output.hpp"
 
 namespace bam::data {
@@ -55,7 +56,7 @@ int run_gen(const gen_args& a) {
 
 }  // namespace
 
-void add_graph_gen_command(CLI::App& app, int& status) {
+void add_graph_gen(CLI::App& app) {
   auto a = std::make_shared<gen_args>();
   CLI::App* sub = app.add_subcommand("graph-gen",
                                      "Generate a Kronecker (Graph500/GAP) or uniform random graph");
@@ -75,7 +76,7 @@ void add_graph_gen_command(CLI::App& app, int& status) {
   sub->add_flag("--keep-self-loops", a->keep_self_loops, "keep the self-loops drawn");
   sub->add_flag("--keep-duplicates", a->keep_duplicates, "keep duplicate edges");
   sub->add_flag("--directed", a->directed, "do not add the reverse of each edge");
-  sub->callback([a, &status] { status = run_guarded("graph-gen", [&] { return run_gen(*a); }); });
+  sub->callback([a] { exit_status() = run_guarded("graph-gen", [&] { return run_gen(*a); }); });
 }
 
 }  // namespace bam::data

@@ -9,6 +9,7 @@
 #include "bam/graph/csr.hpp"
 #include "bam/harness/exit_status.hpp"
 #include "commands.hpp"
+#include "graph_jobs.hpp"
 #include "graph_output.hpp"
 
 namespace bam::data {
@@ -40,7 +41,7 @@ int run_import(import_args a) {
 
 }  // namespace
 
-void add_graph_import_command(CLI::App& app, int& status) {
+void add_graph_import(CLI::App& app) {
   auto a = std::make_shared<import_args>();
   CLI::App* sub = app.add_subcommand(
       "graph-import", "Convert a graph file (.csr, .mtx, .el, .col + .dst) to .csr (or .el/.mtx)");
@@ -54,7 +55,7 @@ void add_graph_import_command(CLI::App& app, int& status) {
   sub->add_flag("--drop-self-loops", a->edges.drop_self_loops, "remove edges (v, v)");
   sub->add_flag("--dedup", a->edges.dedup, "keep one of each edge (u, v)");
   sub->callback(
-      [a, &status] { status = run_guarded("graph-import", [&] { return run_import(*a); }); });
+      [a] { exit_status() = run_guarded("graph-import", [&] { return run_import(*a); }); });
 }
 
 }  // namespace bam::data

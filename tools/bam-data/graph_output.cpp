@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "bam/graph/csr_file.hpp"
+#include "bam/graph/summary.hpp"
 #include "bam/graph/text_files.hpp"
 
 namespace bam::data {
@@ -44,17 +45,13 @@ void write_graph(const bam::graph::csr_graph& g, const std::filesystem::path& ou
   }
   const double write_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::uint64_t self_loops = 0, max_degree = 0;
-  for (std::uint64_t u = 0; u < g.vertex_count; ++u) {
-    max_degree = std::max(max_degree, g.offsets[u + 1] - g.offsets[u]);
-    for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i)
-      self_loops += g.neighbour(i) == u;
-  }
+  const bam::graph::graph_summary sum = bam::graph::summarize(g, threads);
   fmt::print(
-      "{}: {} vertices, {} directed edges ({}{}), max degree {}, {} self-loops, {}-byte ids, "
-      "id base {}\n",
+      "{}: {} vertices, {} directed edges ({}{}), max degree {} (vertex {}), {} isolated, {} "
+      "self-loops, {}-byte ids, id base {}\n",
       out.string(), g.vertex_count, g.edge_count(), g.symmetric ? "symmetric" : "directed",
-      g.weights.empty() ? "" : ", weighted", max_degree, self_loops, g.wide() ? 8 : 4, g.id_base);
+      g.weights.empty() ? "" : ", weighted", sum.max_degree, sum.max_degree_vertex + g.id_base,
+      sum.isolated, sum.self_loops, g.wide() ? 8 : 4, g.id_base);
   fmt::print("{}: {} {} bytes, checksum xxh64 {:016x}; {} {:.3f} s, write {:.3f} s\n", out.string(),
              to_string(f), bytes, checksum, make_what, make_seconds, write_s);
 }

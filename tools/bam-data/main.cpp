@@ -1,4 +1,5 @@
-// bam-data: makes and converts the data the applications read.
+// bam-data: makes the datasets bamkit's applications read (graphs: graph-gen, graph-import),
+// one subcommand per job, each group registered by one add_*_commands line below.
 //   bam-data graph-gen kron|urand --scale S --edge-factor K --seed X --out FILE [--format ...]
 //   bam-data graph-import --in FILE --out FILE.csr [--symmetrize] [--drop-self-loops] [--dedup]
 // Exit statuses (bam/harness/exit_status.hpp): 0 done, 1 the run failed (e.g. the output could
@@ -9,20 +10,20 @@
 #include "bam/harness/exit_status.hpp"
 #include "commands.hpp"
 
+int& bam::data::exit_status() {
+  static int status = bam::exit_ok;
+  return status;
+}
+
 int main(int argc, char** argv) {
-  CLI::App app{"bam-data: generate, import and convert the data bamkit's applications read"};
+  CLI::App app{"bam-data: makes the datasets of bamkit's applications", "bam-data"};
   app.require_subcommand(1);
-  int status = bam::exit_ok;
-  bam::data::add_graph_commands(app, status);
+  bam::data::add_graph_commands(app);
   try {
     app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return bam::exit_invalid_input;
+    const int rc = app.exit(e);
+    return rc == 0 ? bam::exit_ok : bam::exit_invalid_input;
   }
-  return status;
+  return bam::data::exit_status();
 }

@@ -42,7 +42,10 @@ mapped_file::~mapped_file() {
 output_file::output_file(std::filesystem::path target) : target_(std::move(target)) {
   std::filesystem::path dir = target_.parent_path();
   if (dir.empty()) dir = ".";
-  temp_ = (dir / ("." + target_.filename().string() + ".tmp.XXXXXX")).string();
+  std::string name = ".";
+  name += target_.filename().string();
+  name += ".tmp.XXXXXX";
+  temp_ = (dir / name).string();
   fd_ = ::mkstemp(temp_.data());
   if (fd_ < 0) fail("cannot create a temporary file in " + dir.string());
   ::fchmod(fd_, 0644);

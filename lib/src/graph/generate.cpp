@@ -79,8 +79,10 @@ struct drawer {
     for (unsigned level = 0; level < o.scale; ++level) {
       if ((level & 1) == 0) bits = r.next();
       const std::uint64_t x = (level & 1) == 0 ? (bits & 0xffffffffu) : (bits >> 32);
-      const std::uint64_t bu = x >= t_ab ? 1 : 0;                             // C or D: lower half
-      const std::uint64_t bv = (x >= t_a && x < t_ab) || x >= t_abc ? 1 : 0;  // B or D
+      // Branch-free: A (0, 0), B (0, 1), C (1, 0), D (1, 1).
+      const std::uint64_t ge_a = x >= t_a, ge_ab = x >= t_ab, ge_abc = x >= t_abc;
+      const std::uint64_t bu = ge_ab;
+      const std::uint64_t bv = ge_a ^ ge_ab ^ ge_abc;
       u = (u << 1) | bu;
       v = (v << 1) | bv;
     }

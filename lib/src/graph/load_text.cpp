@@ -5,6 +5,8 @@
 // from the chunks (graph/build.hpp).
 #include "load_text.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -176,7 +178,7 @@ std::vector<parsed_chunk<Id>> cut(const char* b, const char* e, unsigned threads
 
 template <class Id>
 struct chunks_source {
-  const std::vector<parsed_chunk<Id>>& cs;
+  std::vector<parsed_chunk<Id>>& cs;
   bool weighted;
   std::size_t chunks() const { return cs.size(); }
   template <class F>
@@ -187,7 +189,28 @@ struct chunks_source {
       f(ch.ends[2 * i], ch.ends[2 * i + 1], weighted ? ch.weights[i] : 1.0f);
     }
   }
+  void release(std::size_t c) {
+    std::vector<Id>().swap(cs[c].ends);
+    std::vector<float>().swap(cs[c].weights);
+  }
 };
+
+/// Why a graph of n vertices cannot be loaded here ("" when it can): its offsets alone would
+/// take more than half of this machine's memory (a file claiming billions of vertices is refused
+/// with a message rather than ending in the OOM killer).
+std::string too_many_vertices(std::uint64_t n) {
+  const auto pages = static_cast<std::uint64_t>(::sysconf(_SC_PHYS_PAGES));
+  const auto page = static_cast<std::uint64_t>(::sysconf(_SC_PAGE_SIZE));
+  const std::uint64_t need = (n + 1) * 8;
+  if (pages == 0 || need <= pages * page / 2) return {};
+  std::string s = std::to_string(n);
+  s += " vertices: their offsets alone need ";
+  s += std::to_string(need >> 20);
+  s += " MiB, more than half of this machine's ";
+  s += std::to_string(pages * page >> 20);
+  s += " MiB";
+  return s;
+}
 
 [[noreturn]] void at_line(const std::filesystem::path& file, std::uint64_t line,
                           const std::string& what) {
@@ -233,7 +256,7 @@ bool parse_all(std::vector<parsed_chunk<Id>>& cs, const text_rules& r, unsigned 
 }
 
 template <class Id>
-csr_graph build_from(const std::vector<parsed_chunk<Id>>& cs, std::uint64_t vertex_count,
+csr_graph build_from(std::vector<parsed_chunk<Id>>& cs, std::uint64_t vertex_count,
                      const edge_options& o) {
   bool weighted = false;
   for (const auto& c : cs)
@@ -258,6 +281,10 @@ csr_graph edge_list_as(const mapped_file& m, const std::filesystem::path& file,
   std::uint64_t vertex_count = 0;
   for (const auto& c : cs) {
     if (c.data_lines) vertex_count = std::max(vertex_count, c.max_id + 1);
+  }
+  if (const std::string why = too_many_vertices(vertex_count); !why.empty()) {
+    throw input_error(file.string() + ": the largest vertex id " +
+                      std::to_string(vertex_count - 1) + " makes " + why);
   }
   return build_from(cs, vertex_count, o);
 }
@@ -359,6 +386,7 @@ mtx_header read_mtx_header(const mapped_file& m, const std::filesystem::path& fi
       at_line(file, line,
               std::to_string(v[0]) + " rows exceed the loader's limit of 2^36 vertices");
     }
+    if (const std::string why = too_many_vertices(v[0]); !why.empty()) at_line(file, line, why);
     h.rows = v[0];
     h.entries = v[2];
     h.size_line = line;
@@ -413,9 +441,10 @@ csr_graph matrix_market_as(const mapped_file& m, const mtx_header& h,
     total += cs[k].data_lines;
   }
   if (total < h.entries) {
-    std::uint64_t last = h.body_line;
+    std::uint64_t last = h.body_line;  // the last line: a final line end starts no line
     for (const auto& c : cs)
       last += c.newlines;
+    if (last > h.body_line && m.data()[m.size() - 1] == '\n') --last;
     at_line(file, last,
             "the file ends after " + std::to_string(total) + " entries; the size line (line " +
                 std::to_string(h.size_line) + ") states " + std::to_string(h.entries));
