@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(graph_block_threads)
   const unsigned lane = threadIdx.x % 32;
   std::uint64_t read = 0;
   for (std::uint64_t i = warp_index(); i < size; i += warp_count())
-    read += top_down_vertex(adj, l, frontier[i], lane, 32);
+    read += top_down_vertex(adj, l, frontier[i], lane, gpu_warp_lanes);
   add_read(c, read);
 }
 
@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(graph_block_threads)
   const unsigned lane = threadIdx.x % 32;
   std::uint64_t read = 0;
   for (std::uint64_t v = warp_index(); v < vertices; v += warp_count())
-    read += bottom_up_vertex(adj, l, static_cast<std::uint32_t>(v), lane, 32);
+    read += bottom_up_vertex(adj, l, static_cast<std::uint32_t>(v), lane, gpu_warp_lanes);
   add_read(c, read);
 }
 
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(graph_block_threads)
   const unsigned lane = threadIdx.x % 32;
   std::uint64_t read = 0;
   for (std::uint64_t u = warp_index(); u < vertices; u += warp_count())
-    read += hook_vertex(adj, r, static_cast<std::uint32_t>(u), lane, 32);
+    read += hook_vertex(adj, r, static_cast<std::uint32_t>(u), lane, gpu_warp_lanes);
   add_read(c, read);
 }
 

@@ -10,7 +10,7 @@
 
 namespace bam::apps {
 
-/// The lanes that cooperate on one vertex: 32 on the GPU, 1 on a CPU thread.
+/// The lanes that cooperate on one vertex on the GPU (a CPU thread is a warp of one).
 #if defined(__CUDACC__)
 inline constexpr unsigned gpu_warp_lanes = 32;
 #endif
