@@ -9,7 +9,7 @@
 set -u
 TESTS="emulated_drives_test host_controller_gpu_test gpu_queues_test emu_processor_gpu_test
        nvme_gpu_test cache_gpu_test cache_bench_gpu_test nbb_gpu_test gpu_context_test
-       queue_outstanding_gpu_test graph_apps_gpu_test"
+       queue_outstanding_gpu_test taxi_gpu_test graph_apps_gpu_test"
 if [ "${1:-}" = --stage ]; then
   dir=$2 build=${BUILD:-build/default}
   mkdir -p "$dir"
@@ -20,11 +20,14 @@ if [ "${1:-}" = --stage ]; then
   done
   strip -o "$dir/nvm-block-bench" "$build/tools/nvm-block-bench/nvm-block-bench"
   strip -o "$dir/cache-bench" "$build/tools/cache-bench/cache-bench"
+  strip -o "$dir/taxi-query" "$build/tools/taxi-query/taxi-query"
+  strip -o "$dir/bam-data" "$build/tools/bam-data/bam-data"
   exit 0
 fi
 : "${BIN:=$(dirname "$0")}" "${OUT:=out}"
 mkdir -p "$OUT"
 export CUDA_MODULE_LOADING=EAGER NBB_BIN="$BIN/nvm-block-bench" CACHE_BENCH_BIN="$BIN/cache-bench"
+export TAXI_QUERY_BIN="$BIN/taxi-query" BAM_DATA_BIN="$BIN/bam-data"
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > "$OUT/nvidia-smi.csv" 2>&1
 status=0
 for t in $TESTS; do

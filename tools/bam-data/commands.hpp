@@ -9,6 +9,8 @@ namespace bam::data {
 
 /// graph-gen, graph-import (graph_commands.cpp).
 void add_graph_commands(CLI::App& app);
+/// taxi-import, taxi-gen (taxi_commands.cpp).
+void add_taxi_commands(CLI::App& app);
 
 /// The exit status a subcommand's callback chose (bam/harness/exit_status.hpp); main returns it.
 int& exit_status();

@@ -1,7 +1,10 @@
-// bam-data: makes the datasets bamkit's applications read (graphs: graph-gen, graph-import),
-// one subcommand per job, each group registered by one add_*_commands line below.
+// bam-data: makes the datasets bamkit's applications read (graphs: graph-gen, graph-import; the
+// NYC taxi table: taxi-import, taxi-gen), one subcommand per job, each group registered by one
+// add_*_commands line below.
 //   bam-data graph-gen kron|urand --scale S --edge-factor K --seed X --out FILE [--format ...]
 //   bam-data graph-import --in FILE --out FILE.csr [--symmetrize] [--drop-self-loops] [--dedup]
+//   bam-data taxi-import --csv FILE... --out DIR [--threads T]
+//   bam-data taxi-gen --rows N --seed S --out DIR [--threads T]
 // Exit statuses (bam/harness/exit_status.hpp): 0 done, 1 the run failed (e.g. the output could
 // not be written), 2 invalid command line or malformed input (the message names the file and the
 // line or byte offset). A failed run never leaves a partial output file.
@@ -19,6 +22,7 @@ int main(int argc, char** argv) {
   CLI::App app{"bam-data: makes the datasets of bamkit's applications", "bam-data"};
   app.require_subcommand(1);
   bam::data::add_graph_commands(app);
+  bam::data::add_taxi_commands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

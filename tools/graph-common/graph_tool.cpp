@@ -120,21 +120,19 @@ tool_spec graph_tool_spec(graph_algorithm a) {
             "cache from (emulated) SSDs, or from GPU, pinned host or managed memory";
   spec.verify_help = bfs ? "compare every source's levels with a CPU breadth-first search"
                          : "compare the labels with CPU union-find components";
-  spec.flags = {
-      {"--graph", "graph.file", "the input graph: .csr, .mtx, .el, or .col (with .dst)", true},
-      {"--access", "graph.access", "gpu-memory|host-zero-copy|uvm|bam|bam-preloaded", false},
+  spec.options = {
+      {"--graph", "graph.file", "the input graph: .csr, .mtx, .el, or .col (with .dst)"},
+      {"--access", "graph.access", "gpu-memory|host-zero-copy|uvm|bam|bam-preloaded"},
   };
   if (bfs) {
-    spec.flags.push_back({"--source", "graph.source", "source vertex (the file's ids)", false});
-    spec.flags.push_back(
-        {"--sources", "graph.sources", "sources picked by the seeded rule", false});
-    spec.flags.push_back({"--dump-levels", "graph.dump",
-                          "write \"vertex level\" per vertex (first source) to FILE", true});
+    spec.options.push_back({"--source", "graph.source", "source vertex (the file's ids)"});
+    spec.options.push_back({"--sources", "graph.sources", "sources picked by the seeded rule"});
+    spec.options.push_back({"--dump-levels", "graph.dump",
+                            "write \"vertex level\" per vertex (first source) to FILE"});
   } else {
-    spec.flags.push_back({"--dump-components", "graph.dump",
-                          "write \"vertex label\" per vertex (label: smallest id of its "
-                          "component) to FILE",
-                          true});
+    spec.options.push_back({"--dump-components", "graph.dump",
+                            "write \"vertex label\" per vertex (label: smallest id of its "
+                            "component) to FILE"});
   }
   spec.make_backend = [a](backend_kind k) -> std::unique_ptr<backend> {
     if (cpu_backend(k)) return make_host_backend(a);

@@ -79,13 +79,11 @@ config_cli::config_cli(CLI::App& app)
   app.footer(footer);
 }
 
-void config_cli::add_flag(CLI::App& app, const std::string& flag, const std::string& key,
-                          const std::string& help, bool text) {
-  std::string& value = tool_values_.emplace_back();
-  CLI::Option* o = app.add_option(flag, value, help);
-  flags_.push_back(friendly{o, key, [&value, key, text] {
-                              return text ? nlohmann::json(value) : parse_cli_value(value, key);
-                            }});
+void config_cli::add_key_option(CLI::App& app, const std::string& flag, const std::string& key,
+                                const std::string& help) {
+  std::string& var = key_values_.emplace_back();
+  CLI::Option* o = app.add_option(flag, var, help + " (config key " + key + ")");
+  flags_.push_back(friendly{o, key, [&var, key] { return parse_cli_value(var, key); }});
 }
 
 run_config config_cli::resolve() const {

@@ -14,6 +14,7 @@
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/nvme/names.hpp"
 #include "bam/queue/queue_state.hpp"
+#include "bam/table/taxi_query.hpp"
 
 namespace bam {
 
@@ -28,7 +29,9 @@ constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
 constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
-constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};  // cache errors
+constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};        // cache errors
+constexpr std::array<const char*, 3> taxi_impl_names = {"bam", "tiled", "both"};  // taxi
+constexpr std::array<const char*, 2> taxi_source_names = {"ssd", "page_cache"};   // taxi
 constexpr std::array<const char*, 5> graph_access_names = {"gpu-memory", "host-zero-copy", "uvm",
                                                            "bam", "bam-preloaded"};
 }  // namespace
@@ -67,6 +70,15 @@ const char* to_string(cache_error_mode m) {
 const char* to_string(graph_access a) {
   return graph_access_names[static_cast<std::size_t>(a)];
 }
+
+// ---- taxi (issue 16) ----
+const char* to_string(taxi_impl i) {
+  return taxi_impl_names[static_cast<std::size_t>(i)];
+}
+const char* to_string(taxi_tiled_source s) {
+  return taxi_source_names[static_cast<std::size_t>(s)];
+}
+// ---- end taxi ----
 
 namespace detail {
 namespace {
@@ -464,11 +476,94 @@ field fault_list_field(std::string key, std::vector<fault_overrides>& ref, std::
 
 // ---- end of faults ---------------------------------------------------------------------------
 
+// ---- taxi (issue 16) ----
+/// taxi.queries: "all" or a comma list of q0..q5 (bam/table/taxi_query.hpp parses it).
+field taxi_queries_field(std::string key, std::string& ref, std::string doc) {
+  return field{key,
+               "string",
+               "all, or a comma list of q0..q5",
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key](const nlohmann::json& v) {
+                 if (!v.is_string()) wrong_type(key, "a string", v);
+                 try {
+                   taxi::parse_queries(v.get<std::string>());
+                 } catch (const std::invalid_argument& e) {
+                   throw config_error(key, e.what());
+                 }
+                 ref = v.get<std::string>();
+               }};
+}
+
+/// taxi.min_distance: a positive number of miles.
+field positive_number_field(std::string key, double& ref, double hi, std::string doc) {
+  std::string allowed = fmt::format("(0, {}]", hi);
+  return field{key,
+               "number",
+               allowed,
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key, hi, allowed](const nlohmann::json& v) {
+                 if (!v.is_number()) wrong_type(key, "a number", v);
+                 const auto x = v.get<double>();
+                 if (!(x > 0 && x <= hi)) {
+                   throw config_error(key,
+                                      fmt::format("{} is out of range, allowed {}", x, allowed));
+                 }
+                 ref = x;
+               }};
+}
+
+/// taxi.row_group_rows: whole reduction blocks (taxi::block_rows).
+field row_group_field(std::string key, std::uint64_t& ref, std::string doc) {
+  const std::uint64_t unit = taxi::block_rows;
+  const std::uint64_t hi = std::uint64_t{1} << 30;
+  std::string allowed = fmt::format("multiples of {} in [{}, {}]", unit, unit, hi);
+  return field{key,
+               "uint",
+               allowed,
+               std::move(doc),
+               [&ref] { return nlohmann::json(ref); },
+               [&ref, key, unit, hi, allowed](const nlohmann::json& v) {
+                 const std::uint64_t x = uint_in_range(key, v, unit, hi, allowed);
+                 if (x % unit != 0) {
+                   throw config_error(key,
+                                      fmt::format("{} is not allowed, allowed {}", x, allowed));
+                 }
+                 ref = x;
+               }};
+}
+
+void add_taxi_fields(std::vector<field>& f, taxi_config& t) {
+  f.push_back(string_field("taxi.data", t.data,
+                           "taxi-query: the table directory (bam-data taxi-import or taxi-gen)"));
+  f.push_back(taxi_queries_field("taxi.queries", t.queries,
+                                 "taxi-query: the queries to run (Q0: |S| and mean distance; "
+                                 "Q1..Q5: mean dollars per mile, docs/taxi.md)"));
+  f.push_back(positive_number_field("taxi.min_distance", t.min_distance, 1e5,
+                                    "taxi-query: D, miles: S = the rows with trip_distance >= D"));
+  f.push_back(enum_field("taxi.impl", t.impl, taxi_impl_names,
+                         "taxi-query: bam (one scan through bam::array, the other columns read "
+                         "only for rows of S), tiled (CPU-orchestrated row groups of every "
+                         "needed column, RAPIDS-like) or both in one process"));
+  f.push_back(enum_field("taxi.tiled_source", t.tiled_source, taxi_source_names,
+                         "taxi-query tiled: ssd (block reads from the same SSDs through host "
+                         "queues) or page_cache (the table's files: the baseline's best case)"));
+  f.push_back(row_group_field("taxi.row_group_rows", t.row_group_rows,
+                              "taxi-query tiled: rows per row group (each needed column's "
+                              "group is read, copied and reduced as one tile)"));
+  f.push_back(string_field("taxi.results", t.results,
+                           "taxi-query: write the results as JSON here (\"\": none)"));
+}
+// ---- end taxi ----
+
 }  // namespace
 
 std::vector<std::string> sections() {
   return {"storage", "storage.media", "queues", "cache",          "workload", "report",
-          "uring",   "cache_bench",   "gpu",    "storage.faults", "graph"};
+          "uring",   "cache_bench",   "gpu",    "storage.faults",  // faults (issue 14)
+          "taxi",                                                  // taxi (issue 16)
+          "graph"};
 }
 
 std::vector<field> fields_of(run_config& c) {
@@ -597,6 +692,7 @@ std::vector<field> fields_of(run_config& c) {
   f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0,
                          emu::gpu::max_engine_warps_per_block,
                          "emulated backends: warps per engine block (0: automatic, 16)"));
+  add_taxi_fields(f, c.taxi);  // taxi (issue 16)
   // graph: the graph applications bfs and cc (issue 15).
   graph_config& gr = c.graph;
   f.push_back(string_field("graph.file", gr.file,

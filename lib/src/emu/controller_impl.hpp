@@ -83,7 +83,9 @@ struct emulated_controller::impl {
   host_media media;
   host_dma dma{&window};
   std::uint32_t lba_log2 = 9;
-  fault_plan faults;  ///< opts.faults as thresholds; read by workers
+  fault_plan faults;     ///< opts.faults as thresholds; read by workers
+  service_table timing;  ///< opts.timing as per-command costs; read by workers
+  drive_clock clock;     ///< the drive's pipe, shared by the workers (atomic reservations)
 
   // ---- control thread state
   bool en_seen = false;  ///< CC.EN as last seen
@@ -163,6 +165,9 @@ struct emulated_controller::impl {
   bool serve_sq(io_sq& q);
   /// Completes the held commands of `q` that are due at `now`, while its CQ has room.
   bool post_due(io_sq& q, std::uint64_t now);
+  /// Executes `cmd` now and posts its completion at once, or, under a timing model, holds the
+  /// completion until the model says it is due.
+  void complete_timed(io_sq& q, const nvme::command& cmd);
 };
 
 }  // namespace bam::emu

@@ -60,7 +60,8 @@ emulated_controller::impl::impl(controller_options o)
     : opts((validate(o), std::move(o))),
       media(opts.media, opts.media_path, opts.namespace_lbas * opts.lba_size),
       lba_log2(static_cast<std::uint32_t>(std::countr_zero(opts.lba_size))),
-      faults(make_fault_plan(opts.faults)) {
+      faults(make_fault_plan(opts.faults)),
+      timing(make_service_table(opts.timing)) {
   const std::uint64_t bytes = bar_size_for(opts.max_io_queue_pairs, opts.doorbell_stride);
   const std::uint64_t alloc = (bytes + 4095) / 4096 * 4096;
   regs = static_cast<std::uint32_t*>(std::aligned_alloc(4096, alloc));

@@ -88,9 +88,9 @@ std::string joined(int argc, char** argv) {
 tool_command parse_tool_command(const tool_spec& spec, int argc, char** argv) {
   CLI::App app{spec.description, spec.name};
   config_cli cli(app);
+  for (const tool_option& o : spec.options)
+    cli.add_key_option(app, o.flag, o.key, o.help);
   tool_command cmd;
-  for (const tool_flag& f : spec.flags)
-    cli.add_flag(app, f.flag, f.key, f.help, f.text);
   app.add_flag("--verify", cmd.verify, spec.verify_help);
   app.add_option("--sweep", cmd.sweeps,
                  "run one job per value: --sweep KEY=V1,V2,... (repeatable: the cartesian "
@@ -391,7 +391,7 @@ std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs) {
     if (a.key.rfind("report.", 0) == 0) {
       throw config_error("--sweep", fmt::format("'{}': report keys cannot be swept, allowed "
                                                 "storage.*, queues.*, cache.*, workload.*, "
-                                                "uring.*, cache_bench.*, gpu.*, graph.*",
+                                                "uring.*, cache_bench.*, gpu.*, taxi.*, graph.*",
                                                 a.key));
     }
     std::string_view rest = std::string_view(s).substr(eq + 1);

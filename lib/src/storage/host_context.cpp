@@ -225,6 +225,63 @@ write_result host_context::write_data(const region& r, const void* data, std::ui
   return out;
 }
 
+host_context::read_result host_context::read_region(std::string_view name, std::uint64_t offset,
+                                                    void* dst, std::uint64_t bytes,
+                                                    unsigned threads) {
+  check_open("read_region");
+  const region r = data_->regions().at(name);
+  if (offset > r.bytes || bytes > r.bytes - offset) {
+    std::string what = "read_region \"";
+    what += r.name;
+    what += "\": bytes [";
+    what += std::to_string(offset);
+    what += ", ";
+    what += std::to_string(offset + bytes);
+    what += ") past its ";
+    what += std::to_string(r.bytes);
+    what += " B";
+    throw std::out_of_range(what);
+  }
+  const host_queue_set set = ctrls_->table->ref();
+  const std::uint64_t timeout = command_timeout_ns(config());
+  const std::vector<stripe_piece> pieces =
+      command_pieces(r.offset + offset, bytes, set.ssds(), command_bytes());
+  const unsigned most =
+      threads != 0 ? threads : std::clamp<unsigned>(std::thread::hardware_concurrency(), 1, 16);
+  const unsigned workers = static_cast<unsigned>(
+      std::clamp<std::size_t>(std::min<std::size_t>(pieces.size(), most), 1, most));
+  std::vector<dma_chunk> bufs;  // from this thread (see write_data)
+  for (unsigned w = 0; w < workers; ++w)
+    bufs.emplace_back(ctrls_->shared_memory(), stripe_bytes);
+  auto* out = static_cast<std::byte*>(dst);
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::string error;
+  std::mutex error_mu;
+  auto work = [&](unsigned w) {
+    try {
+      for (std::size_t i; !failed && (i = next.fetch_add(1)) < pieces.size();)
+        read_piece(set, w % set.queues_per_ssd(), pieces[i], out, bufs[w], timeout);
+    } catch (const std::exception& e) {
+      std::lock_guard lock(error_mu);
+      if (error.empty()) error = e.what();
+      failed = true;
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned w = 1; w < workers; ++w)
+    pool.emplace_back(work, w);
+  work(0);
+  for (std::thread& t : pool)
+    t.join();
+  if (failed) throw std::runtime_error(fmt::format("read_region \"{}\": {}", r.name, error));
+  read_result res;
+  res.commands = pieces.size();
+  for (const stripe_piece& p : pieces)
+    res.bytes += round_up(p.bytes, set.lba_bytes());
+  return res;
+}
+
 std::uint64_t host_context::store_manifest(const std::vector<std::byte>& m) {
   const host_queue_set set = ctrls_->table->ref();
   const std::vector<stripe_piece> pieces = command_pieces(0, m.size(), set.ssds(), command_bytes());
@@ -273,8 +330,9 @@ nlohmann::json host_context::describe() const {
   if (ctrls_) ctrls_->describe(cfg_, out);
   out["real_hardware"] =
       cfg_.storage.backend == backend_kind::host
-          ? "host-emulated controllers: media in host memory, commands served by emulator threads; "
-            "data crosses no PCIe link"
+          ? "host-emulated controllers: media in host memory, commands served by emulator threads "
+            "at the pace of storage.model (its IOPS and bandwidth caps and latency, as the GPU "
+            "engine books them); data crosses no PCIe link"
           : "real NVMe controllers (bamkit.ko), host memory buffers";
   return out;
 }

@@ -5,6 +5,7 @@
 
 #include "bam/emu/dma_window.hpp"
 #include "bam/emu/faults_of_config.hpp"
+#include "bam/emu/timing_presets.hpp"
 
 namespace bam {
 namespace {
@@ -45,6 +46,10 @@ host_controllers::host_controllers(const run_config& c) {
                                    "[1, {}]",
                                    n, max_ssds, max_ssds));
   }
+  const std::optional<ssd_model> model = resolve(c.storage.model);
+  if (!model)
+    throw config_error("storage.model", "unknown preset \"" + c.storage.model.name + "\"");
+  const emu::timing_model timing = emu::from_ssd_model(*model);
   for (std::uint32_t i = 0; i < n; ++i) {
     emu::controller_options o;
     o.lba_size = c.storage.lba_size;
@@ -56,6 +61,7 @@ host_controllers::host_controllers(const run_config& c) {
     o.serial = fmt::format("BAMHOST{:04}", i);
     o.faults = emu::fault_config_of(c, i);
     o.fault_queue_base = i * c.queues.pairs_per_ssd;  // the GPU engine's queue numbers
+    o.timing = timing;  // storage.model: the caps the GPU engine books
     if (c.storage.media.kind == media_kind::file) {
       o.media = emu::media_kind::file;
       o.media_path = n == 1 ? c.storage.media.path : fmt::format("{}.{}", c.storage.media.path, i);

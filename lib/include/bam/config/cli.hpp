@@ -22,11 +22,10 @@ class config_cli {
   config_cli(const config_cli&) = delete;
   config_cli& operator=(const config_cli&) = delete;
 
-  /// Adds a tool's own friendly flag: `flag VALUE` sets `key` as the shared flags do (after the
-  /// config file, before --set). `text`: VALUE is a string as typed (a file name); otherwise it
-  /// is JSON or a bare string, as --set reads it.
-  void add_flag(CLI::App& app, const std::string& flag, const std::string& key,
-                const std::string& help, bool text);
+  /// Adds a tool's own option `flag` that sets config key `key` (its value read as --set's: JSON
+  /// or a bare string), applied with the friendly flags (after --config, before --set).
+  void add_key_option(CLI::App& app, const std::string& flag, const std::string& key,
+                      const std::string& help);
 
   /// After app.parse(): the effective config, statically validated. Throws config_error.
   run_config resolve() const;
@@ -52,7 +51,7 @@ class config_cli {
   double duration_;
   std::string op_, pattern_, backend_, model_, report_, csv_, media_path_;
   bool measure_ceilings_ = false;
-  std::deque<std::string> tool_values_;  ///< the add_flag flags' values (stable addresses)
+  std::deque<std::string> key_values_;  ///< storage of add_key_option's values (stable)
 };
 
 /// Runs `app.parse(argc, argv)` and config_cli::resolve(); on --help prints help and exits 0; on

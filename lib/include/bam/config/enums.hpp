@@ -54,4 +54,18 @@ enum class graph_access {
   bam_preloaded,   ///< as bam, every line read into the cache before timing: the cache API alone
 };
 
+// ---- taxi (issue 16) ----
+/// taxi-query's implementations (taxi.impl).
+enum class taxi_impl {
+  bam,    ///< one scan through bam::array: the other columns read only for qualifying rows
+  tiled,  ///< CPU-orchestrated row groups of every needed column (RAPIDS-like)
+  both,   ///< bam, then tiled, in one process
+};
+/// Where taxi-query's tiled implementation reads its row groups (taxi.tiled_source).
+enum class taxi_tiled_source {
+  ssd,         ///< block reads from the same (emulated) SSDs through host queues
+  page_cache,  ///< the table's files (the page cache): the baseline's best case
+};
+// ---- end taxi ----
+
 }  // namespace bam

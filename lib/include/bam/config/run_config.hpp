@@ -1,7 +1,7 @@
 // bam/config/run_config.hpp: API. The configuration every bamkit tool shares, as plain structs
 // whose member initialisers are THE defaults (the JSON schema, --help and docs/config.md are
 // derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu,
-// graph.
+// taxi, graph.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -181,6 +181,20 @@ struct graph_config {
   bool operator==(const graph_config&) const = default;
 };
 
+// ---- taxi (issue 16) ----
+/// taxi-query (data-dependent queries over the NYC taxi table; docs/taxi.md).
+struct taxi_config {
+  std::string data;             ///< the table directory (bam-data taxi-import / taxi-gen)
+  std::string queries = "all";  ///< "all" or a comma list of q0..q5
+  double min_distance = 30;     ///< D: S = the rows with trip_distance >= D (miles)
+  taxi_impl impl = taxi_impl::both;
+  taxi_tiled_source tiled_source = taxi_tiled_source::ssd;
+  std::uint64_t row_group_rows = std::uint64_t{1} << 20;  ///< rows per tiled row group
+  std::string results;  ///< write {"q0": {"rows", "value"}, ...} here ("": none)
+  bool operator==(const taxi_config&) const = default;
+};
+// ---- end taxi ----
+
 struct run_config {
   storage_config storage{};
   queues_config queues{};
@@ -190,6 +204,7 @@ struct run_config {
   uring_config uring{};
   cache_bench_config cache_bench{};
   gpu_config gpu{};
+  taxi_config taxi{};  // taxi (issue 16)
   graph_config graph{};
   bool operator==(const run_config&) const = default;
 
@@ -229,6 +244,8 @@ const char* to_string(cache_bench_layout l);
 const char* to_string(gpu_queue_mapping m);
 const char* to_string(storage_protocol p);
 const char* to_string(cache_error_mode m);
+const char* to_string(taxi_impl i);          // taxi (issue 16)
+const char* to_string(taxi_tiled_source s);  // taxi (issue 16)
 const char* to_string(graph_access a);
 
 }  // namespace bam

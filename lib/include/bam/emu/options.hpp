@@ -5,6 +5,7 @@
 #include <string>
 
 #include "bam/emu/fault_injection.hpp"
+#include "bam/emu/timing_model.hpp"
 
 namespace bam::emu {
 
@@ -38,6 +39,10 @@ struct controller_options {
   /// Index of this controller's first I/O queue in the fault key: ssd * queues per SSD gives
   /// the queue numbers the GPU engine uses for the same seed.
   std::uint32_t fault_queue_base = 0;
+  /// The drive's timing model (bam/emu/timing_model.hpp, as the GPU engine books it): a read or
+  /// write reserves its service time in the drive's pipe and completes when the pipe and
+  /// min_latency_ns say it is due (its data moved at fetch). Default: no cap, at once.
+  timing_model timing{};
 };
 
 }  // namespace bam::emu

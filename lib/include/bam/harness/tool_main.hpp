@@ -16,20 +16,18 @@
 
 namespace bam {
 
-/// A tool's own friendly flag (e.g. bfs's --graph FILE for graph.file): config_cli::add_flag.
-struct tool_flag {
-  std::string flag;  ///< "--graph"
-  std::string key;   ///< "graph.file"
+/// A tool's own command-line option for one config key (config_cli::add_key_option).
+struct tool_option {
+  std::string flag;  ///< e.g. "--min-distance"
+  std::string key;   ///< e.g. "taxi.min_distance"
   std::string help;
-  bool text = false;  ///< the value is a string as typed (file names), not JSON
 };
 
 /// What makes one tool different from another.
 struct tool_spec {
-  std::string name;              ///< e.g. "nvm-block-bench" (messages, fio jobname)
-  std::string description;       ///< first line of --help
-  std::string verify_help;       ///< --verify's help text
-  std::vector<tool_flag> flags;  ///< the tool's own friendly flags
+  std::string name;         ///< e.g. "nvm-block-bench" (messages, fio jobname)
+  std::string description;  ///< first line of --help
+  std::string verify_help;  ///< --verify's help text
   /// The backend for `kind`, or nullptr when this build has none.
   std::function<std::unique_ptr<backend>(backend_kind)> make_backend;
   /// "host|uring"-style list of the kinds make_backend serves.
@@ -46,6 +44,8 @@ struct tool_spec {
   /// Extra CSV columns and summary lines of a finished point (may be empty).
   std::function<void(report_inputs&)> decorate;
   std::function<void(std::ostream&, const report_inputs&)> print_extra;
+  /// The tool's own options, each setting a config key.
+  std::vector<tool_option> options;
 };
 
 /// Parses the command line and runs every point. Returns the exit status

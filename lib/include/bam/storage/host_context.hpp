@@ -47,6 +47,21 @@ class host_context : public storage_context<host_context, bam::cache<host_cache_
   // (std::invalid_argument). std::runtime_error naming the SSD, LBA and status when a write
   // fails or times out.
 
+  /// What a read_region did.
+  struct read_result {
+    std::uint64_t commands = 0;  ///< NVMe reads issued
+    std::uint64_t bytes = 0;     ///< bytes they moved from the SSDs (whole LBAs)
+  };
+  /// Reads bytes [offset, offset + bytes) of region `name` into `dst` (host memory) through the
+  /// SSDs' queues: NVMe reads of up to a stripe unit (and the SSDs' MDTS), issued by up to
+  /// `threads` threads (0: one per core, at most 16), each a queue of its SSD (thread w uses
+  /// queue w % queues.pairs_per_ssd). For applications that move whole blocks themselves (a
+  /// CPU-orchestrated baseline) rather than through the cache. Not while a cache's lines of
+  /// the region are dirty (its data is what the SSDs hold). std::out_of_range past the region;
+  /// std::runtime_error naming the SSD, LBA and status when a read fails or times out.
+  read_result read_region(std::string_view name, std::uint64_t offset, void* dst,
+                          std::uint64_t bytes, unsigned threads = 0);
+
   using storage_context::build_cache;
   /// Builds exactly `cc` (cc.lines = 0: through the last region), replacing an earlier cache
   /// (written back first).
