@@ -9,7 +9,7 @@
 set -u
 TESTS="emulated_drives_test host_controller_gpu_test gpu_queues_test emu_processor_gpu_test
        nvme_gpu_test cache_gpu_test cache_bench_gpu_test nbb_gpu_test gpu_context_test
-       queue_outstanding_gpu_test taxi_gpu_test"
+       queue_outstanding_gpu_test taxi_gpu_test graph_apps_gpu_test"
 if [ "${1:-}" = --stage ]; then
   dir=$2 build=${BUILD:-build/default}
   mkdir -p "$dir"

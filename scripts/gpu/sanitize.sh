@@ -32,5 +32,8 @@ for tool in memcheck racecheck synccheck initcheck; do
   # The cache and bam::array over a storage policy in GPU memory (no engine kernel): coalesced
   # reads, writes, atomics, array_ref, and the error path (failed reads: the error flag).
   run "$tool" cache_gpu_test 'CacheGpuSanitizer.*:CacheGpuErrors.*'
+  # bfs and cc's kernels through a bam::array over a cache whose storage copies lines in GPU
+  # memory (issue 15).
+  run "$tool" graph_apps_gpu_test 'GraphAppsGpuSanitizer.*'
 done
 exit $status

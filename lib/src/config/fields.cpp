@@ -32,6 +32,8 @@ constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
 constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};        // cache errors
 constexpr std::array<const char*, 3> taxi_impl_names = {"bam", "tiled", "both"};  // taxi
 constexpr std::array<const char*, 2> taxi_source_names = {"ssd", "page_cache"};   // taxi
+constexpr std::array<const char*, 5> graph_access_names = {"gpu-memory", "host-zero-copy", "uvm",
+                                                           "bam", "bam-preloaded"};
 }  // namespace
 
 const char* to_string(backend_kind k) {
@@ -64,6 +66,9 @@ const char* to_string(storage_protocol p) {
 
 const char* to_string(cache_error_mode m) {
   return cache_error_names[static_cast<std::size_t>(m)];
+}
+const char* to_string(graph_access a) {
+  return graph_access_names[static_cast<std::size_t>(a)];
 }
 
 // ---- taxi (issue 16) ----
@@ -279,6 +284,24 @@ field string_list_field(std::string key, std::vector<std::string>& ref,
                    out.push_back(s);
                  }
                  ref = std::move(out);
+               }};
+}
+
+/// An unsigned integer in [lo, hi], or null (not given).
+field optional_uint_field(std::string key, std::optional<std::uint64_t>& ref, std::uint64_t lo,
+                          std::uint64_t hi, std::string doc) {
+  std::string allowed = fmt::format("null or [{}, {}]", lo, hi);
+  return field{key,
+               "uint or null",
+               allowed,
+               std::move(doc),
+               [&ref] { return ref ? nlohmann::json(*ref) : nlohmann::json(nullptr); },
+               [&ref, key, lo, hi, allowed](const nlohmann::json& v) {
+                 if (v.is_null()) {
+                   ref.reset();
+                   return;
+                 }
+                 ref = uint_in_range(key, v, lo, hi, allowed);
                }};
 }
 
@@ -539,7 +562,8 @@ void add_taxi_fields(std::vector<field>& f, taxi_config& t) {
 std::vector<std::string> sections() {
   return {"storage", "storage.media", "queues", "cache",          "workload", "report",
           "uring",   "cache_bench",   "gpu",    "storage.faults",  // faults (issue 14)
-          "taxi"};                                                 // taxi (issue 16)
+          "taxi",                                                  // taxi (issue 16)
+          "graph"};
 }
 
 std::vector<field> fields_of(run_config& c) {
@@ -669,6 +693,33 @@ std::vector<field> fields_of(run_config& c) {
                          emu::gpu::max_engine_warps_per_block,
                          "emulated backends: warps per engine block (0: automatic, 16)"));
   add_taxi_fields(f, c.taxi);  // taxi (issue 16)
+  // graph: the graph applications bfs and cc (issue 15).
+  graph_config& gr = c.graph;
+  f.push_back(string_field("graph.file", gr.file,
+                           "bfs/cc: the input graph (--graph): .csr (bam-data's), .mtx (Matrix "
+                           "Market coordinate), .el (text edge list) or .col (EMOGI/BaM binary "
+                           "CSR, .dst beside it)"));
+  f.push_back(enum_field("graph.access", gr.access, graph_access_names,
+                         "bfs/cc: where GPU threads read the neighbour lists: gpu-memory (HBM, "
+                         "the compute-only bound), host-zero-copy (pinned mapped host memory, "
+                         "EMOGI's target), uvm (managed, no prefetch), bam (SSDs through the "
+                         "cache), bam-preloaded (every line in the cache before timing; "
+                         "cache.capacity raised to the neighbour array if smaller); the host "
+                         "backend runs bam and bam-preloaded"));
+  f.push_back(optional_uint_field("graph.source", gr.source, 0, u64_max,
+                                  "bfs: the source vertex (--source), in the input file's ids "
+                                  "(1-based for .mtx); null: graph.sources picked by the seeded "
+                                  "rule"));
+  f.push_back(uint_field("graph.sources", gr.sources, 1, 1u << 16,
+                         "bfs: sources picked among the vertices of degree > 2 by the seeded "
+                         "rule (--sources; workload.seed), the time reported per source"));
+  f.push_back(string_field("graph.dump", gr.dump,
+                           "bfs: \"vertex level\" per vertex for the first source "
+                           "(--dump-levels); cc: \"vertex label\" per vertex (--dump-components); "
+                           "\"\": none"));
+  f.push_back(bool_field("graph.direction_optimizing", gr.direction_optimizing,
+                         "bfs: bottom-up levels where they read fewer edges (symmetric graphs "
+                         "only; false: top-down only)"));
   return f;
 }
 

@@ -163,6 +163,12 @@ void validate(const run_config& c) {
                                    "multiples of {}",
                                    c.cache.capacity, c.cache.line_size, c.cache.line_size));
   }
+  if (c.graph.source && c.graph.sources != 1) {
+    throw config_error("graph.sources",
+                       fmt::format("{} with graph.source = {} given, allowed 1 (a given source) "
+                                   "or graph.source = null (sources picked)",
+                                   c.graph.sources, *c.graph.source));
+  }
 }
 
 void validate_against(const run_config& c, const backend_caps& caps) {

@@ -391,7 +391,7 @@ std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs) {
     if (a.key.rfind("report.", 0) == 0) {
       throw config_error("--sweep", fmt::format("'{}': report keys cannot be swept, allowed "
                                                 "storage.*, queues.*, cache.*, workload.*, "
-                                                "uring.*, cache_bench.*, gpu.*, taxi.*",
+                                                "uring.*, cache_bench.*, gpu.*, taxi.*, graph.*",
                                                 a.key));
     }
     std::string_view rest = std::string_view(s).substr(eq + 1);

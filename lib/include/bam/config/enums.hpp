@@ -44,6 +44,16 @@ enum class cache_bench_layout {
            ///< step j the chunk's element 32 j + l (every warp load coalesced)
 };
 
+/// Where the graph applications (bfs, cc) read the neighbour lists from (graph.access; issue 15).
+/// The vertex offsets are in GPU memory in every mode; only the neighbour array moves.
+enum class graph_access {
+  gpu_memory,      ///< the graph in GPU memory: the compute-only bound
+  host_zero_copy,  ///< pinned, mapped host memory read by GPU threads (EMOGI; the target "T")
+  uvm,             ///< cudaMallocManaged, no prefetch: pages migrate on fault
+  bam,             ///< on the SSDs, read through the BaM cache (bam::array)
+  bam_preloaded,   ///< as bam, every line read into the cache before timing: the cache API alone
+};
+
 // ---- taxi (issue 16) ----
 /// taxi-query's implementations (taxi.impl).
 enum class taxi_impl {

@@ -1,7 +1,7 @@
 // bam/config/run_config.hpp: API. The configuration every bamkit tool shares, as plain structs
 // whose member initialisers are THE defaults (the JSON schema, --help and docs/config.md are
 // derived from them). Sections: storage, queues, cache, workload, report, uring, cache_bench, gpu,
-// taxi.
+// taxi, graph.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -168,6 +168,19 @@ struct gpu_config {
   bool operator==(const gpu_config&) const = default;
 };
 
+/// Options of the graph applications bfs and cc (issue 15; tools/graph-common).
+struct graph_config {
+  std::string file;  ///< the input graph: .csr, .mtx, .el or .col (with .dst beside it)
+  graph_access access = graph_access::bam;
+  /// bfs: the source vertex, as the input file numbers it; none: graph.sources sources picked by
+  /// the seeded rule (tools/graph-common/sources.hpp).
+  std::optional<std::uint64_t> source;
+  std::uint32_t sources = 1;  ///< bfs: how many sources the seeded rule picks (workload.seed)
+  std::string dump;           ///< bfs: levels of the first source, cc: labels ("": none)
+  bool direction_optimizing = true;  ///< bfs: bottom-up levels where they help (symmetric graphs)
+  bool operator==(const graph_config&) const = default;
+};
+
 // ---- taxi (issue 16) ----
 /// taxi-query (data-dependent queries over the NYC taxi table; docs/taxi.md).
 struct taxi_config {
@@ -192,6 +205,7 @@ struct run_config {
   cache_bench_config cache_bench{};
   gpu_config gpu{};
   taxi_config taxi{};  // taxi (issue 16)
+  graph_config graph{};
   bool operator==(const run_config&) const = default;
 
   /// Bytes of each SSD the workload touches (dataset_bytes, or the media size when 0).
@@ -232,5 +246,6 @@ const char* to_string(storage_protocol p);
 const char* to_string(cache_error_mode m);
 const char* to_string(taxi_impl i);          // taxi (issue 16)
 const char* to_string(taxi_tiled_source s);  // taxi (issue 16)
+const char* to_string(graph_access a);
 
 }  // namespace bam
