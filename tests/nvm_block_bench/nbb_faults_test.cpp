@@ -123,8 +123,51 @@ TEST(NbbFaults, DropsEndInBoundedTimeAsTimeouts) {
   EXPECT_EQ(e["by_status"], json({{"Host Timeout (bamkit)", timeouts}}));
   EXPECT_EQ(doc["jobs"][0]["error"], EIO);
   EXPECT_EQ(doc["bamkit"]["stats"]["timeout_ns"], 100'000'000u);
-  EXPECT_GE(doc["bamkit"]["stats"]["controllers"][0]["injected_drops"].get<std::uint64_t>(),
-            timeouts);
+  const json& ctrl = doc["bamkit"]["stats"]["controllers"][0];
+  EXPECT_GE(ctrl["injected_drops"].get<std::uint64_t>(), timeouts);
+  // The recovery: every dropped command aborted through the admin queue (its ID given back, its
+  // thread's slot issued again), so every one of the 4000 I/Os was issued and ended.
+  const json& rec = e["recovery"];
+  EXPECT_GE(rec["aborts_sent"].get<std::uint64_t>(), timeouts);
+  EXPECT_EQ(rec["aborts_found"], ctrl["aborted"]);
+  EXPECT_GT(rec["aborts_found"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(rec["recovery_failures"], 0u);
+  const json& job = doc["jobs"][0];
+  EXPECT_EQ(job["read"]["total_ios"].get<std::uint64_t>() +
+                job["write"]["total_ios"].get<std::uint64_t>() + timeouts,
+            4000u);
+  EXPECT_NE(r.out.out.find("queue recovery: "), std::string::npos) << r.out.out;
+}
+
+// Drops with --verify: the fill's dropped writes are aborted and written again; the measured
+// reads that were dropped fail (timeouts, exit 3), every other read checks out, and a read
+// after an Abort on the same queue succeeds.
+TEST(NbbFaults, DropsWithVerifyRecoverAndEveryReadChecksOut) {
+  temp_dir dir;
+  const timed_run r = run(with(host_args(dir), {"--ios", "4000", "--threads", "4", "--outstanding",
+                                                "2", "--set", "storage.faults.drop_fraction=0.01",
+                                                "--set", "queues.timeout_ms=100", "--verify"}),
+                          dir);
+  ASSERT_EQ(r.out.rc, exit_io_errors) << r.out.err << r.out.out;
+  EXPECT_LT(r.seconds, 90.0);
+  const json doc = json::parse(test::read_file(dir / "r.json"));
+  const json& e = doc["bamkit"]["io_errors"];
+  const std::uint64_t timeouts = e["timeouts"].get<std::uint64_t>();
+  EXPECT_GT(timeouts, 0u);
+  EXPECT_EQ(e["errors"], timeouts);
+  EXPECT_EQ(e["verify_mismatches"], 0u);
+  const json& st = doc["bamkit"]["stats"];
+  EXPECT_EQ(st["verify_errors"], 0u);
+  EXPECT_EQ(st["verified_ios"].get<std::uint64_t>(), 4000u - timeouts);
+  EXPECT_GT(e["recovery"]["aborts_found"].get<std::uint64_t>(), 0u);
+  EXPECT_LE(e["recovery"]["aborts_found"].get<std::uint64_t>(), timeouts);
+  // The fill's drops too (its writes were issued again): every dropped command was ended by an
+  // Abort or its queue's recreation.
+  const json& ctrl = st["controllers"][0];
+  EXPECT_GT(ctrl["injected_drops"].get<std::uint64_t>(), timeouts);
+  EXPECT_EQ(
+      ctrl["aborted"].get<std::uint64_t>() + ctrl["aborted_by_sq_deletion"].get<std::uint64_t>(),
+      ctrl["injected_drops"].get<std::uint64_t>());
 }
 
 // Delayed commands complete: no errors, exit 0 (one command per thread in flight).

@@ -111,10 +111,39 @@ TEST(OrderingRead, AFailedReadStillCoversAndIsCounted) {
   // LBA beyond the namespace: the controller fetches the command and fails it.
   const ordering_read_ref<memory_doorbell> p(&f.state, f.qp.ref(), f.scratch.bus_address(), 1,
                                              1u << 20);
-  p.after_completion();
+  EXPECT_TRUE(p.after_completion()) << "a completion, even an error, proves the fetch";
   EXPECT_EQ(f.load(f.state.reads), 1u);
   EXPECT_EQ(f.load(f.state.errors), 1u);
+  EXPECT_EQ(f.load(f.state.timeouts), 0u);
   EXPECT_EQ(f.load(f.state.head), 1u);
+}
+
+// A controller that does not answer: the ordering read times out, every thread it covered is
+// told (false) in bounded time, nobody waits for ever; once the controller answers again the
+// next calls are covered (true).
+TEST(OrderingRead, AReadWithoutCompletionEndsInBoundedTimeAndIsReported) {
+  fixture f;
+  const ordering_read_ref<memory_doorbell> p(&f.state, f.qp.ref(), f.scratch.bus_address(), 1, 7, 1,
+                                             20'000'000);
+  f.ctrl.stop();
+  const auto t0 = std::chrono::steady_clock::now();
+  constexpr int n = 4;
+  std::atomic<int> told{0};
+  std::vector<std::thread> ts;
+  for (int i = 0; i < n; ++i)
+    ts.emplace_back([&] { told.fetch_add(p.after_completion() ? 0 : 1); });
+  for (auto& t : ts)
+    t.join();
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_LT(s, 5.0);
+  EXPECT_EQ(told.load(), n) << "every covered thread learns that its ordering failed";
+  EXPECT_GE(f.load(f.state.timeouts), 1u);
+  EXPECT_EQ(f.load(f.state.timeouts), f.load(f.state.reads));
+  EXPECT_EQ(f.load(f.state.head), std::uint64_t{n});
+  EXPECT_EQ(f.load(f.state.failed_upto), std::uint64_t{n});
+  f.ctrl.start();
+  EXPECT_TRUE(p.after_completion());
+  EXPECT_EQ(f.load(f.state.head), std::uint64_t{n} + 1);
 }
 
 }  // namespace

@@ -102,7 +102,9 @@ class cpu_bench_backend final : public backend {
   run_result run(const run_config& c, const run_hooks& hooks) override {
     check_capacity(c);
     if (!rig_) rig_ = std::make_unique<host_rig>(*ctx_, c);
+    const recovery_counts before = ctx_->recovery();
     run_result out = run_cache_bench(*rig_, c, hooks, media_dirty_);
+    out.recovery = ctx_->recovery().since(before);
     out.tool_stats["storage"] = ctx_->describe();
     out.tool_stats["prp_tables"] = ctx_->prp_tables();
     return out;

@@ -218,7 +218,15 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
         continue;
       }
       if constexpr (requires { v.after_read(0u); }) {
-        if (is_read[j]) v.after_read(ssds[j]);  // protocol hardware: the §4.4 ordering read
+        // Protocol hardware: the §4.4 ordering read; when it got no completion, the data may
+        // not be visible and the read fails (Host Timeout).
+        if (is_read[j] && !v.after_read(ssds[j])) {
+          ++errors;
+          constexpr nvme::status timed_out = nvme::sc::host_timeout;
+          dev_ref<std::uint64_t>(a.counters[c_status + (timed_out.code() % status_codes)])
+              .fetch_add(1, relaxed);
+          continue;
+        }
       }
       const std::uint64_t t1 = now_ns();
       s.lat[is_read[j] ? 0 : 1].add_atomic<cuda::thread_scope_block>(t1 - t0[j]);

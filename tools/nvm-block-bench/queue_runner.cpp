@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bam/detail/clock.hpp"
+#include "bam/driver/queue_recovery.hpp"
 #include "bam/harness/data_pattern.hpp"
 #include "bam/harness/workload.hpp"
 #include "bam/nvme/commands.hpp"
@@ -86,6 +87,9 @@ struct phase {
   double duration_s = 0;    ///< 0 = none
   bool verify = false;
   std::uint64_t timeout_ns = 0;  ///< per command (command_timeout_ns)
+  /// Times a failed I/O is issued again before it counts as failed (the verify fill: every block
+  /// must hold the pattern; a dropped write comes back after its queue's recovery).
+  std::uint32_t retries = 0;
   memory_graveyard* graveyard = nullptr;
   std::atomic<std::uint64_t>* progress = nullptr;
   /// next(thread, ticket, per-thread index) -> request
@@ -117,6 +121,7 @@ std::vector<thread_result> run_phase(
         std::uint16_t cid = 0;
         std::uint64_t submit_ns = 0;
         queue_pair_ref<Doorbell> q;
+        std::uint32_t tries = 0;  ///< failed attempts of req so far
       };
       std::vector<slot_state> slots(ph.outstanding);
       std::deque<std::uint32_t> fifo;
@@ -125,10 +130,12 @@ std::vector<thread_result> run_phase(
       std::vector<std::uint32_t> quarantined;
 
       auto issue = [&](std::uint32_t s) -> bool {
-        std::uint64_t ticket = 0;
-        if (!gate.claim(&ticket)) return false;
         slot_state& st = slots[s];
-        st.req = ph.next(t, ticket, index++, stream);
+        if (st.tries == 0) {  // else: st.req again, after a failure
+          std::uint64_t ticket = 0;
+          if (!gate.claim(&ticket)) return false;
+          st.req = ph.next(t, ticket, index++, stream);
+        }
         const std::uint64_t slba = st.req.offset / ph.lba_size;
         if (!st.req.read) {
           fill_pattern(mem[st.req.ssd].slot(s), ph.lba_size, pattern_seed, st.req.ssd, slba, nlb);
@@ -177,12 +184,23 @@ std::vector<thread_result> run_phase(
         // controller: the slot waits in quarantine while the queue holds the command's ID.
         const bool held = !status.ok() && st.q.abandoned(st.cid);
         if (!status.ok()) {
-          res.io_failed(
-              d, std::string(nvme::status_name(status)), status == nvme::sc::host_timeout,
-              fmt::format("{} of SSD {} at byte {} failed: {}", st.req.read ? "read" : "write",
-                          st.req.ssd, st.req.offset, nvme::describe(status)));
+          if (st.tries < ph.retries) {
+            // Issued again (once the queue let go of the slot, if it holds it), after the
+            // queue's recovery if it is under way: at most a timeout.
+            ++st.tries;
+            const std::uint64_t deadline = now_ns() + ph.timeout_ns;
+            while (st.q.failed() && now_ns() < deadline)
+              std::this_thread::sleep_for(std::chrono::microseconds(100));
+          } else {
+            st.tries = 0;
+            res.io_failed(
+                d, std::string(nvme::status_name(status)), status == nvme::sc::host_timeout,
+                fmt::format("{} of SSD {} at byte {} failed: {}", st.req.read ? "read" : "write",
+                            st.req.ssd, st.req.offset, nvme::describe(status)));
+          }
           if (held) quarantined.push_back(s);
         } else {
+          st.tries = 0;
           d.lat.add(end - st.submit_ns);
           ++d.ios;
           d.io_bytes += ph.io_size;
@@ -233,6 +251,13 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
       refs[i].push_back(pairs[i].back().template ref<Doorbell>());
     }
   }
+  // Commands whose wait gives up: Abort, else the queue is recreated (before `pairs` goes).
+  queue_recovery recovery(recovery_options{command_timeout_ns(c)});
+  for (std::uint32_t i = 0; i < n; ++i) {
+    for (io_queue_pair& p : pairs[i])
+      recovery.watch(*ssds[i].driver, p);
+  }
+  recovery.start();
 
   const workload_params params = workload_params_of(c, n);
 
@@ -248,6 +273,7 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
     fill.ssd_count = n;
     fill.limit = (c.dataset() / w.io_size) * n;
     fill.timeout_ns = command_timeout_ns(c);
+    fill.retries = 8;
     fill.graveyard = &graveyard;
     fill.params = params;
     fill.next = [n, io = w.io_size](std::uint32_t, std::uint64_t ticket, std::uint64_t,
@@ -261,6 +287,7 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
     }
     stats["verify_fill_s"] = double(now_ns() - t0) / 1e9;
   }
+  const recovery_counts recovery_before = recovery.counts();
   std::vector<queue_stats> before;
   for (auto& per_ssd : pairs) {
     for (auto& p : per_ssd)
@@ -282,6 +309,8 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
   ph.params = params;
   ph.next = [](std::uint32_t, std::uint64_t, std::uint64_t i, io_stream& s) { return s.next(i); };
   const std::vector<thread_result> results = run_phase(ph, refs, ssds, c.queues.pairs_per_ssd);
+  recovery.stop();
+  out.recovery = recovery.counts().since(recovery_before);
 
   const verify_counts verified = merge_tallies(results, out);
   out.per_ssd_ios.assign(n, 0);
@@ -309,7 +338,8 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
                     {"entries", p.entries()},
                     {"commands", sub},
                     {"sq_doorbell_writes", sq},
-                    {"cq_doorbell_writes", cq}});
+                    {"cq_doorbell_writes", cq},
+                    {"recreations", a.resets - b.resets}});
     }
   }
   stats["queues"] = qs;

@@ -58,13 +58,26 @@ bool bus_contiguous(const dma_region& r) {
 namespace detail {
 
 nvme::completion driver_core::admin_submit(const nvme::command& cmd) {
-  if (opts.mmio_doorbells) return admin->ref<mmio_doorbell>().submit_and_wait(cmd);
-  return admin->ref<memory_doorbell>().submit_and_wait(cmd);
+  if (opts.mmio_doorbells)
+    return admin->ref<mmio_doorbell>().submit_and_wait(cmd, admin_timeout_ns);
+  return admin->ref<memory_doorbell>().submit_and_wait(cmd, admin_timeout_ns);
+}
+
+std::string driver_core::failure(const char* what, nvme::status st) const {
+  if (st == nvme::sc::host_timeout) {
+    return fmt::format(
+        "{} got no completion within {} ms (admin queue; the controller may be hung)", what,
+        admin_timeout_ns / 1'000'000);
+  }
+  if (st == nvme::sc::host_queue_failed)
+    return fmt::format("{} failed: the admin queue failed (too many admin commands timed out)",
+                       what);
+  return fmt::format("{} failed: {}", what, nvme::describe(st));
 }
 
 nvme::completion driver_core::admin_checked(const nvme::command& cmd, const char* what) {
   const nvme::completion c = admin_submit(cmd);
-  if (!c.status().ok()) fail(fmt::format("{} failed: {}", what, nvme::describe(c.status())));
+  if (!c.status().ok()) fail(failure(what, c.status()));
   return c;
 }
 
@@ -95,9 +108,9 @@ void driver_core::delete_queues(std::uint16_t qid) {
   const nvme::completion s = admin_submit(nvme::delete_io_sq(qid));
   const nvme::completion q = admin_submit(nvme::delete_io_cq(qid));
   if (!s.status().ok())
-    fail(fmt::format("Delete I/O Submission Queue {} failed: {}", qid, nvme::describe(s.status())));
+    fail(failure(fmt::format("Delete I/O Submission Queue {}", qid).c_str(), s.status()));
   if (!q.status().ok())
-    fail(fmt::format("Delete I/O Completion Queue {} failed: {}", qid, nvme::describe(q.status())));
+    fail(failure(fmt::format("Delete I/O Completion Queue {}", qid).c_str(), q.status()));
 }
 
 void driver_core::release_qid(std::uint16_t qid) {
@@ -122,6 +135,9 @@ controller_driver::controller_driver(bar_ref bar, dma_allocator& alloc, driver_o
   info.contiguous_queues_required = cap.contiguous_queues_required();
   info.doorbell_stride = cap.dstrd();
   info.timeout_ms = std::max<std::uint32_t>(cap.timeout_ms(), 500);
+  c.admin_timeout_ns =
+      std::uint64_t{opts.admin_timeout_ms != 0 ? opts.admin_timeout_ms : info.timeout_ms} *
+      1'000'000;
   info.version = bar.read32(nvme::reg::vs);
   if (!cap.nvm_command_set()) fail("the controller does not support the NVM command set");
   if (page_log2 < cap.mps_min_log2() || page_log2 > cap.mps_max_log2())
@@ -212,6 +228,14 @@ const controller_info& controller_driver::info() const {
   return core_->info;
 }
 
+const driver_options& controller_driver::options() const {
+  return core_->opts;
+}
+
+std::uint64_t controller_driver::admin_timeout_ns() const {
+  return core_->admin_timeout_ns;
+}
+
 nvme::completion controller_driver::admin(const nvme::command& cmd) {
   if (!core_->live.load()) fail("admin command after shutdown");
   return core_->admin_submit(cmd);
@@ -220,7 +244,10 @@ nvme::completion controller_driver::admin(const nvme::command& cmd) {
 bool controller_driver::abort(std::uint16_t sqid, std::uint16_t cid) {
   if (!core_->live.load()) fail("Abort after shutdown");
   const nvme::completion c = core_->admin_submit(nvme::abort(sqid, cid));
-  return c.status().ok() && !nvme::decode::abort_not_aborted(c.dw0);
+  const nvme::status st = c.status();
+  if (st == nvme::sc::host_timeout || st == nvme::sc::host_queue_failed)
+    fail(core_->failure(fmt::format("Abort of command {} on SQ {}", cid, sqid).c_str(), st));
+  return st.ok() && !nvme::decode::abort_not_aborted(c.dw0);
 }
 
 nvme::completion controller_driver::admin_checked(const nvme::command& cmd, const char* what) {
@@ -369,6 +396,17 @@ void io_queue_pair::create_queues() {
 void io_queue_pair::recreate() {
   delete_queues();
   create_queues();
+}
+
+bool io_queue_pair::recover(std::uint64_t quiesce_timeout_ns) {
+  if (!core_) throw std::logic_error("io_queue_pair: recover on an empty pair");
+  if (!host_rings_)
+    throw std::logic_error("io_queue_pair: recover of a pair whose rings its owner allocated");
+  if (!queue_->quiesce(quiesce_timeout_ns)) return false;
+  if (live_) delete_queues();
+  create_queues();
+  queue_->reset();
+  return true;
 }
 
 }  // namespace bam

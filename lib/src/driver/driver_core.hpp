@@ -20,12 +20,18 @@ struct driver_core {
   controller_info info;
   dma_buffer admin_sq, admin_cq;
   std::unique_ptr<queue_pair> admin;
-  std::atomic<bool> live{false};  ///< enabled and not shut down: admin commands may be sent
-  std::mutex mutex;               ///< guards qid_used and shutdown
-  std::vector<bool> qid_used;     ///< by qid; [0] is the admin queue
+  std::atomic<bool> live{false};       ///< enabled and not shut down: admin commands may be sent
+  std::mutex mutex;                    ///< guards qid_used and shutdown
+  std::vector<bool> qid_used;          ///< by qid; [0] is the admin queue
+  std::uint64_t admin_timeout_ns = 0;  ///< opts.admin_timeout_ms, or CAP.TO
+
+  /// Every admin command goes through here: bounded by admin_timeout_ns (see controller_driver).
 
   nvme::completion admin_submit(const nvme::command& cmd);
+  /// Throws std::runtime_error naming `what` and the status (a timeout: how long it waited).
   nvme::completion admin_checked(const nvme::command& cmd, const char* what);
+  /// The message of a failed admin command.
+  std::string failure(const char* what, nvme::status st) const;
   /// Create I/O CQ then SQ `qid` over the rings at these bus addresses (the CQ is deleted again
   /// when the SQ fails); throws std::runtime_error naming the failed command.
   void create_queues(std::uint16_t qid, std::uint32_t entries, std::uint64_t sq_bus,

@@ -267,6 +267,7 @@ admin_result emulated_controller::impl::abort(const nvme::command& cmd) {
   const std::uint16_t cid = nvme::decode::abort_cid(cmd);
   // The admin queue's commands are served at once, and an unknown SQ holds nothing.
   if (sqid == 0 || sqid >= sqs.size() || !sqs[sqid]) return {sc::success, not_aborted};
+  if (!opts.abort_finds_commands) return {sc::success, not_aborted};
   io_sq& q = *sqs[sqid];
   std::lock_guard lock(workers[q.cq->worker]->mutex);
   // Only a held command can be aborted: one the worker has not executed (delayed or dropped).

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -46,11 +47,77 @@ queue_pair::queue_pair(const queue_pair_desc& desc) {
   layout.place(block, pointers_);
 }
 
-void queue_pair::reset() {
-  std::memset(state_.get(), 0, state_bytes_);
+bool queue_pair::quiesce(std::uint64_t timeout_ns) const {
+  queue_counters& c = *pointers_.counters;
+  device_atomic_ref<std::uint64_t>(c.failures).fetch_add(1, relaxed);
+  // Sequentially consistent, against queue_pair_ref::enter: a thread that enters after this
+  // store sees the mark and leaves; one that entered before is seen in the count.
+  device_atomic_ref<std::uint32_t>(c.failed).store(1, cuda::memory_order_seq_cst);
+  device_atomic_ref<std::uint32_t> users(c.users);
+  const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
+  backoff bo;
+  while (users.load(cuda::memory_order_seq_cst) != 0) {
+    if (now_ns() >= deadline) return false;
+    bo.pause();
+  }
+  return true;
 }
 
-queue_stats queue_pair::stats() const {
+namespace {
+/// Stores 0 into `n` words at `p` one by one: threads outside the queue may still load some of
+/// them atomically (abandoned(), the failed mark).
+void zero_words(std::uint32_t* p, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    device_atomic_ref<std::uint32_t>(p[i]).store(0, relaxed);
+}
+void zero(std::uint64_t& w) {
+  device_atomic_ref<std::uint64_t>(w).store(0, relaxed);
+}
+void zero(std::uint32_t& w) {
+  device_atomic_ref<std::uint32_t>(w).store(0, relaxed);
+}
+}  // namespace
+
+void queue_pair::reset() {
+  const queue_stats before = stats_now();
+  queue_stats& k = *carried_;
+  auto add = [](std::uint64_t& to, std::uint64_t v) {
+    std::atomic_ref<std::uint64_t>(to).fetch_add(v, std::memory_order_relaxed);
+  };
+  add(k.submitted, before.submitted);
+  add(k.sq_doorbell_writes, before.sq_doorbell_writes);
+  add(k.cq_doorbell_writes, before.cq_doorbell_writes);
+  add(k.sq_head, before.sq_head);
+  add(k.sq_tail, before.sq_tail);
+  add(k.cq_head, before.cq_head);
+  add(k.timeouts, before.timeouts);
+  add(k.late_completions, before.late_completions);
+  add(k.resets, 1);
+
+  const queue_pointers& p = pointers_;
+  queue_counters& c = *p.counters;
+  zero(c.sq_ticket);
+  zero(c.sq_tail);
+  zero(c.tail_lock);
+  zero(c.sq_doorbell_writes);
+  zero(c.sq_head);
+  zero(c.cq_head);
+  zero(c.cq_lock);
+  zero(c.cq_doorbell_writes);
+  zero(c.timeouts);
+  zero(c.late_completions);
+  zero(c.invalid_completions);
+  zero(c.abandoned);
+  zero_words(p.turn_counters, p.sq_entries);
+  zero_words(p.tail_markers, p.sq_entries);
+  zero_words(p.cid_bits, p.cid_count / 32);
+  zero_words(reinterpret_cast<std::uint32_t*>(p.boxes),
+             std::size_t{p.cid_count} * sizeof(completion_box) / sizeof(std::uint32_t));
+  // Last: the queue is open again (`failures` keeps counting; `users` is the gate's).
+  device_atomic_ref<std::uint32_t>(c.failed).store(0, release);
+}
+
+queue_stats queue_pair::stats_now() const {
   auto load = [](std::uint64_t& w) { return device_atomic_ref<std::uint64_t>(w).load(relaxed); };
   queue_counters& c = *pointers_.counters;
   queue_stats s;
@@ -62,7 +129,26 @@ queue_stats queue_pair::stats() const {
   s.cq_head = load(c.cq_head);
   s.timeouts = load(c.timeouts);
   s.late_completions = load(c.late_completions);
+  s.abandoned = device_atomic_ref<std::uint32_t>(c.abandoned).load(relaxed);
   s.failed = device_atomic_ref<std::uint32_t>(c.failed).load(relaxed) != 0;
+  return s;
+}
+
+queue_stats queue_pair::stats() const {
+  queue_stats s = stats_now();
+  queue_stats& k = *carried_;
+  auto load = [](std::uint64_t& w) {
+    return std::atomic_ref<std::uint64_t>(w).load(std::memory_order_relaxed);
+  };
+  s.submitted += load(k.submitted);
+  s.sq_doorbell_writes += load(k.sq_doorbell_writes);
+  s.cq_doorbell_writes += load(k.cq_doorbell_writes);
+  s.sq_head += load(k.sq_head);
+  s.sq_tail += load(k.sq_tail);
+  s.cq_head += load(k.cq_head);
+  s.timeouts += load(k.timeouts);
+  s.late_completions += load(k.late_completions);
+  s.resets = load(k.resets);
   return s;
 }
 

@@ -93,7 +93,13 @@ nlohmann::json io_errors_of(const run_result& r) {
           {"timeouts", r.timeouts},
           {"verify_mismatches", r.verify_mismatches},
           {"by_status", r.errors_by_status},
-          {"io_failed", r.io_failed()}};
+          {"io_failed", r.io_failed()},
+          {"recovery",
+           {{"aborts_sent", r.recovery.aborts_sent},
+            {"aborts_found", r.recovery.aborts_found},
+            {"abort_failures", r.recovery.abort_failures},
+            {"queue_recreations", r.recovery.queue_recreations},
+            {"recovery_failures", r.recovery.recovery_failures}}}};
 }
 
 nlohmann::json job_of(const report_inputs& in) {
@@ -290,6 +296,13 @@ void print_summary(std::ostream& os, const report_inputs& in) {
       by_status += fmt::format("{}{} {}", by_status.empty() ? "" : ", ", n, status);
     fmt::print(os, "  I/O FAILED: {} errors ({} timeouts){}, {} verify mismatches\n", r.errors,
                r.timeouts, by_status.empty() ? "" : ": " + by_status, r.verify_mismatches);
+  }
+  if (r.recovery.any()) {
+    fmt::print(os,
+               "  queue recovery: {} Aborts sent ({} found the command, {} unanswered), {} queues "
+               "recreated, {} recoveries failed\n",
+               r.recovery.aborts_sent, r.recovery.aborts_found, r.recovery.abort_failures,
+               r.recovery.queue_recreations, r.recovery.recovery_failures);
   }
   if (!r.error.empty()) fmt::print(os, "  ERROR: {}\n", r.error);
 }

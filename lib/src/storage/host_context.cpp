@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "bam/driver/controller_driver.hpp"
+#include "bam/driver/queue_recovery.hpp"
 #include "bam/io/dma_chunk.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/nvme/names.hpp"
@@ -48,15 +49,26 @@ struct host_context::controllers {
       ssds.push_back(std::move(s));
     }
     table = std::make_unique<host_queue_table>(ssds);
+    // Commands whose wait gives up, in the cache or the region writes: Abort, else the queue
+    // is recreated (bam/driver/queue_recovery.hpp).
+    recovery = std::make_unique<queue_recovery>(recovery_options{command_timeout_ns(c)});
+    for (std::uint32_t d = 0; d < size(); ++d) {
+      for (io_queue_pair& p : pairs[d])
+        recovery->watch(driver(d), p);
+    }
+    recovery->start();
   }
-  /// Queues first, then the controllers (the pairs free DMA memory the controllers own).
+  /// The watchdog, then the queues, then the controllers (the pairs free DMA memory the
+  /// controllers own).
   void drop_queues() {
+    if (recovery) recovery->stop();
     table.reset();
     pairs.clear();
   }
 
   std::vector<std::vector<io_queue_pair>> pairs;  ///< [ssd][q]
   std::unique_ptr<host_queue_table> table;
+  std::unique_ptr<queue_recovery> recovery;  ///< watches `pairs`
 };
 
 namespace {
@@ -312,6 +324,11 @@ host_context::cache_type& host_context::build_cache(cache_config cc) {
 
 bool host_context::flush() {
   return cache().flush();
+}
+
+recovery_counts host_context::recovery() const {
+  check_open("recovery");
+  return ctrls_->recovery->counts();
 }
 
 backend_caps host_context::caps() const {

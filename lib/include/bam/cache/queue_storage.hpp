@@ -18,8 +18,9 @@
 namespace bam {
 
 /// Trivially copyable. `QueueSet` is a queue_set_ref of the storage's SSDs, or one that also has
-/// `BAM_HD void after_read(std::uint32_t ssd) const`, called after every read completes and
-/// before its line is published (kmod_gpu_ordered_queue_set: the §4.4 ordering read).
+/// `BAM_HD bool after_read(std::uint32_t ssd) const`, called after every read completes and
+/// before its line is published (kmod_gpu_ordered_queue_set: the §4.4 ordering read); false
+/// fails the read (sc::host_timeout: the ordering read did not complete).
 template <class QueueSet>
 class queue_storage_ref {
  public:
@@ -123,7 +124,11 @@ class queue_storage_ref {
     // A queue set whose data may be seen before it lands (a real controller writing GPU memory:
     // the §4.4 ordering read) says so with after_read(); the others have none.
     if constexpr (requires(const QueueSet& q) { q.after_read(ssd); }) {
-      if (!write) p_.queues.after_read(ssd);
+      if (!write && !p_.queues.after_read(ssd)) {
+        constexpr nvme::status timed_out = nvme::sc::host_timeout;  // a copy, for device code
+        c.add_error(timed_out);
+        return false;
+      }
     }
     c.add(write ? c.writes : c.reads, 1);
     c.add(write ? c.bytes_written[ssd] : c.bytes_read[ssd], p_.line_bytes);

@@ -27,7 +27,7 @@ class controller_driver {
   /// Resets the controller (CC.EN=0, waits for CSTS.RDY=0), sets up the admin queue, enables it
   /// (waits for CSTS.RDY=1 within CAP.TO), identifies controller and namespace 1 and asks for
   /// I/O queues. Throws std::runtime_error with a clear message on timeout, CSTS.CFS or an admin
-  /// command failure.
+  /// command failure. Every admin command's wait is bounded by opts.admin_timeout_ms (0: CAP.TO).
   controller_driver(bar_ref bar, dma_allocator& alloc, driver_options opts = {});
   ~controller_driver();  ///< shutdown(), errors swallowed
   controller_driver(controller_driver&&) noexcept;
@@ -36,6 +36,9 @@ class controller_driver {
   controller_driver& operator=(const controller_driver&) = delete;
 
   const controller_info& info() const;
+  const driver_options& options() const;
+  /// The bound of every admin command's wait (driver_options::admin_timeout_ms or CAP.TO), ns.
+  std::uint64_t admin_timeout_ns() const;
 
   /// Creates I/O CQ then SQ with `entries` each (any size 2..MQES; the controller judges, so a
   /// size it refuses throws with its status name, e.g. "Invalid Queue Size"), on the lowest
@@ -53,12 +56,17 @@ class controller_driver {
   /// by the time this returns on the host emulated controller; a real controller may post it
   /// later), false when it did not (Abort DW0 bit 0 set: not found, already completed, or
   /// running) or refused the Abort (e.g. Abort Command Limit Exceeded). Thread-safe, like every
-  /// admin command of the driver. Throws std::runtime_error after shutdown.
+  /// admin command of the driver. Throws std::runtime_error after shutdown, and when the Abort
+  /// itself got no completion within admin_timeout_ns() (or the admin queue failed).
   bool abort(std::uint16_t sqid, std::uint16_t cid);
 
-  /// Submits an admin command and waits for its completion (any status).
+  /// Submits an admin command and waits for its completion (any status), at most
+  /// admin_timeout_ns(): then the completion has status sc::host_timeout (the admin queue's
+  /// command ID stays abandoned until a late completion passes), or sc::host_queue_failed when
+  /// the admin queue failed.
   nvme::completion admin(const nvme::command& cmd);
-  /// Same, throwing std::runtime_error naming `what` and the status unless it succeeded.
+  /// Same, throwing std::runtime_error naming `what` and the status unless it succeeded (a
+  /// timeout: "... got no completion within N ms").
   nvme::completion admin_checked(const nvme::command& cmd, const char* what);
 
   /// Normal shutdown: CC.SHN=01b, waits for CSTS.SHST=10b. Idempotent.

@@ -13,6 +13,9 @@ struct driver_options {
   /// Doorbell writes of the admin queue: false = release store (an emulated controller reading
   /// its doorbells from memory), true = system fence + volatile store (a real BAR).
   bool mmio_doorbells = false;
+  /// How long an admin command may go without its completion before the driver gives up on it
+  /// (Host Timeout; the call throws, see controller_driver); 0: CAP.TO (at least 500 ms).
+  std::uint32_t admin_timeout_ms = 0;
 };
 
 struct controller_info {

@@ -56,6 +56,17 @@ class io_queue_pair {
   void create_queues();
   /// delete_queues(), then create_queues().
   void recreate();
+  /// The whole recovery of a queue that cannot go on as it is (a command the controller does
+  /// not give back, too many abandoned IDs, a failed queue): fails it (every waiter returns
+  /// sc::host_queue_failed, every submitter no_cid), waits until no host thread uses it
+  /// (queue_pair::quiesce, at most `quiesce_timeout_ns`), recreate()s it (the controller
+  /// completes what it held into the old ring, then forgets it) and resets the bookkeeping
+  /// (queue_pair::reset): the queue is usable again through the refs handed out. False when
+  /// threads still used it after the timeout: nothing was sent and the queue stays failed.
+  /// Throws std::runtime_error when an admin command fails (the queue stays failed;
+  /// queues_live() says whether it still exists at the controller), std::logic_error for rings
+  /// not from the driver's allocator (their users are GPU threads, which quiesce cannot count).
+  bool recover(std::uint64_t quiesce_timeout_ns);
   /// False between delete_queues() and create_queues().
   bool queues_live() const { return live_; }
 

@@ -39,6 +39,10 @@ struct controller_options {
   /// Index of this controller's first I/O queue in the fault key: ssd * queues per SSD gives
   /// the queue numbers the GPU engine uses for the same seed.
   std::uint32_t fault_queue_base = 0;
+  /// false: every Abort finds nothing (Abort DW0 bit 0 set), as a controller answers for a
+  /// command it is already executing: the held command stays held until its SQ is deleted (for
+  /// tests of the recovery that follows a failed Abort).
+  bool abort_finds_commands = true;
   /// The drive's timing model (bam/emu/timing_model.hpp, as the GPU engine books it): a read or
   /// write reserves its service time in the drive's pipe and completes when the pipe and
   /// min_latency_ns say it is due (its data moved at fetch). Default: no cap, at once.

@@ -28,7 +28,7 @@ using kmod_gpu_ordering = ordering_read_ref<mmio_doorbell, cuda::thread_scope_de
 /// the completion (queue_storage_ref calls after_read()). Trivially copyable.
 struct kmod_gpu_ordered_queue_set : kmod_gpu_queue_set {
   kmod_gpu_ordering ordering{};
-  BAM_HD void after_read(std::uint32_t) const { ordering.after_completion(); }
+  BAM_HD bool after_read(std::uint32_t) const { return ordering.after_completion(); }
 };
 
 struct kmod_gpu_queue_options {

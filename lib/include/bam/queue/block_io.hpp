@@ -15,15 +15,20 @@ namespace bam {
 /// Reads or writes `nlb` blocks at `lba` of SSD `ssd` through its queue `queue`; `prp` names the
 /// buffer. Returns the completion (status sc::host_timeout when nothing arrived within
 /// `timeout_ns`; 0: wait forever). A queue set with `after_read(ssd)` (ordered_queue_set: the
-/// §4.4 ordering read) has it called after a read succeeded, so the data is usable on return.
+/// §4.4 ordering read) has it called after a read succeeded, so the data is usable on return;
+/// when the ordering read fails, so does the read (sc::host_timeout).
 template <class QueueSet>
 BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd, std::uint32_t queue,
                                  bool write, std::uint64_t lba, std::uint32_t nlb,
                                  nvme::prp_pair prp, std::uint64_t timeout_ns) {
   const nvme::command c = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
-  const nvme::completion done = set.queue(ssd, queue).submit_and_wait(c, timeout_ns);
+  nvme::completion done = set.queue(ssd, queue).submit_and_wait(c, timeout_ns);
   if constexpr (requires(const QueueSet& q) { q.after_read(ssd); }) {
-    if (!write && done.status().ok()) set.after_read(ssd);
+    if (!write && done.status().ok() && !set.after_read(ssd)) {
+      constexpr nvme::status timed_out = nvme::sc::host_timeout;  // a copy, for device code
+      done.sf =
+          static_cast<std::uint16_t>(nvme::completion::make_dw3(done.cid, false, timed_out) >> 16);
+    }
   }
   return done;
 }

@@ -21,8 +21,16 @@ struct ordering_state {
   std::uint32_t lock;               ///< held by the thread issuing the read
   std::uint64_t reads;              ///< extra reads issued (under lock)
   std::uint64_t errors;             ///< of those, completed with an error status (under lock)
+  std::uint64_t timeouts;  ///< of those, not completed in time or on a failed queue (under lock)
+  /// Positions below it may be covered by a read that did not complete: their callers are told
+  /// (after_completion returns false). Set before head, under lock; only grows.
+  std::uint64_t failed_upto;
 };
 static_assert(sizeof(ordering_state) == 2 * 128);
+
+/// How long an ordering read may take unless its owner says (a command timeout's automatic
+/// value, as command_timeout_ns gives without faults).
+inline constexpr std::uint64_t default_ordering_timeout_ns = 30'000'000'000;
 
 /// Handle GPU (or host) threads call after finding a completion, before using the data the
 /// controller wrote. Trivially copyable; a default-constructed one (no state) does nothing,
@@ -35,6 +43,12 @@ static_assert(sizeof(ordering_state) == 2 * 128);
 /// completing it, and that PCIe read made every earlier PCIe write to GPU memory visible; so
 /// the holder sets head = t, covering all t positions with one command (dissertation §8.2.1).
 /// Any completion, even an error status, proves the fetch; its status is counted in `errors`.
+/// No completion within `timeout_ns` (or a failed queue) proves nothing: the read is counted in
+/// `timeouts`, head still moves on (nobody waits for ever), and every thread whose position it
+/// covered is told the ordering failed: after_completion returns false and the caller must not
+/// trust the data (the cache and block_io report the read as failed, sc::host_timeout). A
+/// thread told so may also have been covered by an earlier read that succeeded (the record is
+/// one mark, `failed_upto`): the answer errs on the safe side.
 template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
 class ordering_read_ref {
  public:
@@ -44,17 +58,25 @@ class ordering_read_ref {
   ordering_read_ref() = default;
   BAM_HD ordering_read_ref(ordering_state* state, queue_pair_ref<Doorbell, Scope> queue,
                            std::uint64_t scratch_bus, std::uint32_t nsid = 1, std::uint64_t lba = 0,
-                           std::uint32_t nlb = 1)
-      : state_(state), queue_(queue), scratch_(scratch_bus), nsid_(nsid), lba_(lba), nlb_(nlb) {
+                           std::uint32_t nlb = 1,
+                           std::uint64_t timeout_ns = default_ordering_timeout_ns)
+      : state_(state),
+        queue_(queue),
+        scratch_(scratch_bus),
+        timeout_ns_(timeout_ns),
+        nsid_(nsid),
+        lba_(lba),
+        nlb_(nlb) {
     static_assert(std::is_trivially_copyable_v<ordering_read_ref>, "kernels take it by value");
   }
 
   BAM_HD bool enabled() const { return state_ != nullptr; }
 
   /// Returns once a PCIe read of GPU memory by the controller followed every completion this
-  /// thread had seen when it called. No-op when disabled.
-  BAM_HD void after_completion() const {
-    if (state_ == nullptr) return;
+  /// thread had seen when it called: true. False when the read that covered them got no
+  /// completion (see the class comment): the data must not be used. No-op (true) when disabled.
+  BAM_HD bool after_completion() const {
+    if (state_ == nullptr) return true;
     const std::uint64_t pos = ref_t<std::uint64_t>(state_->tail).fetch_add(1, acq_rel);
     ref_t<std::uint64_t> head(state_->head);
     backoff bo;
@@ -72,6 +94,7 @@ class ordering_read_ref {
     // of head above already do (and ThreadSanitizer rejects standalone fences).
     cuda::atomic_thread_fence(acquire, Doorbell::scope);
 #endif
+    return ref_t<std::uint64_t>(state_->failed_upto).load(acquire) <= pos;
   }
 
  private:
@@ -82,15 +105,25 @@ class ordering_read_ref {
 
   /// Lock holder: one read covering every position below `upto`.
   BAM_HD void issue(std::uint64_t upto) const {
-    const nvme::completion c = queue_.submit_and_wait(nvme::read(nsid_, lba_, nlb_, {scratch_, 0}));
+    const nvme::completion c =
+        queue_.submit_and_wait(nvme::read(nsid_, lba_, nlb_, {scratch_, 0}), timeout_ns_);
     ref_t<std::uint64_t>(state_->reads).fetch_add(1, relaxed);
-    if (!c.status().ok()) ref_t<std::uint64_t>(state_->errors).fetch_add(1, relaxed);
+    const nvme::status st = c.status();
+    if (!st.ok()) ref_t<std::uint64_t>(state_->errors).fetch_add(1, relaxed);
+    // Copies: device code cannot bind references to the namespace-scope statuses.
+    constexpr nvme::status timed_out = nvme::sc::host_timeout;
+    constexpr nvme::status queue_failed = nvme::sc::host_queue_failed;
+    if (st == timed_out || st == queue_failed) {
+      ref_t<std::uint64_t>(state_->timeouts).fetch_add(1, relaxed);
+      ref_t<std::uint64_t>(state_->failed_upto).store(upto, relaxed);
+    }
     ref_t<std::uint64_t>(state_->head).store(upto, release);
   }
 
   ordering_state* state_ = nullptr;
   queue_pair_ref<Doorbell, Scope> queue_{};
   std::uint64_t scratch_ = 0;
+  std::uint64_t timeout_ns_ = default_ordering_timeout_ns;
   std::uint32_t nsid_ = 1;
   std::uint64_t lba_ = 0;
   std::uint32_t nlb_ = 1;
@@ -112,6 +145,7 @@ class ordered_queue_set : public queue_set_ref<Doorbell, Scope> {
     const queue_pointers* queues = nullptr;  ///< [ssds]: the queue pair of each SSD's extra reads
     std::uint64_t scratch_bus = 0;           ///< SSD s reads into scratch_bus + s * scratch_stride
     std::uint64_t scratch_stride = 0;        ///< at least one LBA
+    std::uint64_t timeout_ns = default_ordering_timeout_ns;  ///< per ordering read
   };
 
   ordered_queue_set() = default;
@@ -123,10 +157,11 @@ class ordered_queue_set : public queue_set_ref<Doorbell, Scope> {
   /// The ordering read of `ssd` (one block at LBA 0 of namespace 1).
   BAM_HD ordering_type ordering(std::uint32_t ssd) const {
     return ordering_type(o_.states + ssd, queue_pair_ref<Doorbell, Scope>(o_.queues[ssd]),
-                         o_.scratch_bus + ssd * o_.scratch_stride);
+                         o_.scratch_bus + ssd * o_.scratch_stride, 1, 0, 1, o_.timeout_ns);
   }
-  /// Returns once the data of every read of `ssd` this thread saw complete is visible to it.
-  BAM_HD void after_read(std::uint32_t ssd) const { ordering(ssd).after_completion(); }
+  /// Returns once the data of every read of `ssd` this thread saw complete is visible to it
+  /// (true), or the ordering read failed (false: see ordering_read_ref).
+  BAM_HD bool after_read(std::uint32_t ssd) const { return ordering(ssd).after_completion(); }
   BAM_HD const ordering_params& ordering_parameters() const { return o_; }
 
  private:

@@ -34,6 +34,8 @@ struct queue_stats {
   std::uint64_t cq_head = 0;
   std::uint64_t timeouts = 0;          ///< waits that gave up
   std::uint64_t late_completions = 0;  ///< completions passed for a waiter that gave up
+  std::uint32_t abandoned = 0;         ///< command IDs abandoned and not yet completed (now)
+  std::uint64_t resets = 0;            ///< times reset() cleared the queue
   bool failed = false;                 ///< the queue was failed (see queue_pair_ref)
 };
 
@@ -55,13 +57,23 @@ class queue_pair {
   }
   const queue_pointers& pointers() const { return pointers_; }
 
-  /// Clears the bookkeeping (counters, markers, command IDs, the failed mark): the host half of
-  /// resetting a failed queue. Only while no thread uses the queue, and after the controller
-  /// side was recreated too (rings zeroed, doorbells at 0), e.g. by deleting and recreating the
-  /// queue pair through the admin queue.
+  /// Fails the queue (every waiter returns sc::host_queue_failed, every submitter no_cid) and
+  /// waits until no host thread uses it: none in a submission, every command ID handed out
+  /// waited for (queue_pair_ref's user count). True once that holds; false after `timeout_ns`
+  /// (0: wait forever), e.g. when a thread holds an ID it does not wait for: the queue stays
+  /// failed. GPU threads are not counted: quiesce only queues that host threads use.
+  bool quiesce(std::uint64_t timeout_ns) const;
+
+  /// Clears the bookkeeping (positions, locks, markers, command IDs and their boxes, then the
+  /// failed mark): the host half of resetting a failed queue. Only after quiesce() returned
+  /// true, and after the controller side was recreated too (rings zeroed, doorbells at 0), e.g.
+  /// by deleting and recreating the queue pair through the admin queue. Threads may meanwhile
+  /// try the queue (they find it failed and leave) or ask abandoned(), which turns false. The
+  /// statistics carry on: stats() adds what the queue counted before.
   void reset();
 
-  /// A consistent-enough snapshot for reports (relaxed reads while threads run).
+  /// A consistent-enough snapshot for reports (relaxed reads while threads run), summed over
+  /// every reset.
   queue_stats stats() const;
   /// Human-readable dump of counters, markers and locks: for watchdog diagnostics.
   std::string dump_state() const;
@@ -70,7 +82,10 @@ class queue_pair {
   struct free_aligned {
     void operator()(void* p) const noexcept;
   };
+  /// The counters' statistics as they were at the last reset, and the resets.
+  queue_stats stats_now() const;
   std::unique_ptr<void, free_aligned> state_;
+  std::unique_ptr<queue_stats> carried_ = std::make_unique<queue_stats>();
   std::size_t state_bytes_ = 0;
   queue_pointers pointers_;
 };

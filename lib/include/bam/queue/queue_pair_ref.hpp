@@ -53,7 +53,10 @@ namespace bam {
 /// submission returns no_cid and every wait returns sc::host_queue_failed at once, abandoning
 /// its ID (its command may still be live). Nothing here undoes that: the owner resets the queue
 /// on both sides (deletes and recreates it at the controller, or resets the controller; then
-/// clears this bookkeeping) while no thread uses it.
+/// clears this bookkeeping) while no thread uses it. On the host, "no thread uses it" is counted:
+/// `users` holds the threads in a submission plus the command IDs handed out and not yet
+/// waited for; a thread that enters a failed queue leaves at once. queue_pair::quiesce fails the
+/// queue and waits for the count to reach 0 (io_queue_pair::recover, bam::queue_recovery).
 ///
 /// Memory order: entries are published with release stores of the marker / doorbell / DW3
 /// word and read after the matching acquire loads. Bookkeeping words (tickets, turn counters,
@@ -106,25 +109,25 @@ class queue_pair_ref {
   /// the command ID of a command that timed out.
   BAM_HD nvme::completion wait_for(std::uint16_t cid, std::uint64_t timeout_ns) const {
     if (cid == no_cid) return failed_entry(cid, nvme::sc::host_queue_failed);
-    const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
-    ref_t<std::uint32_t> state(p_.boxes[cid].state);
-    backoff bo;
-    for (;;) {
-      if ((state.load(acquire) & box_ready) != 0) return collect(cid);
-      if (help_head()) continue;
-      if (failed()) return give_up(cid, nvme::sc::host_queue_failed);
-      if (deadline != ~std::uint64_t{0} && now_ns() >= deadline)
-        return give_up(cid, nvme::sc::host_timeout);
-      bo.pause();
-    }
+    const nvme::completion c = await(cid, timeout_ns);
+    leave();  // the ID is this thread's no more (collected, or abandoned)
+    return c;
   }
 
   /// Gives up on `cid` without waiting (e.g. its caller unwinds between submit and wait): its
   /// completion, when it arrives, is passed by the queue and frees the ID; until then
   /// abandoned(cid) holds. Not counted as a timeout.
   BAM_HD void abandon(std::uint16_t cid) const {
-    if (cid != no_cid) (void)give_up(cid, nvme::sc::abort_requested);
+    if (cid == no_cid) return;
+    (void)give_up(cid, nvme::sc::abort_requested);
+    leave();
   }
+
+  /// Moves the CQ head over the completions posted so far, if no other thread is doing it: the
+  /// late completions of abandoned commands free their IDs (a queue passes them only while some
+  /// thread waits on it). For the queue's owner (its recovery watchdog), which resets the queue
+  /// itself and so is not counted as a user. True when it moved the head.
+  BAM_HD bool poll() const { return help_head(); }
 
   /// True once the queue was failed: every later submission and wait returns
   /// sc::host_queue_failed at once, until the owner resets the queue.
@@ -140,8 +143,10 @@ class queue_pair_ref {
 
   /// True while a command with ID `cid` that timed out may still be completed (and move data)
   /// by the controller: its late completion has not been passed, and the queue has not been
-  /// reset. Memory the command named must not be reused while this holds.
+  /// reset. Memory the command named must not be reused while this holds. False for no_cid
+  /// (nothing was enqueued).
   BAM_HD bool abandoned(std::uint16_t cid) const {
+    if (cid >= p_.cid_count) return false;
     return (ref_t<std::uint32_t>(p_.boxes[cid].state).load(acquire) & box_abandoned) != 0;
   }
 
@@ -177,6 +182,44 @@ class queue_pair_ref {
       return t - since >= timeout_ns;
     }
   };
+
+  // ---- users (host threads: see the class comment) ------------------------------------------
+  /// Counts the caller in; false (not counted) when the queue failed. The count's increment and
+  /// the load of the failed mark are sequentially consistent, as are quiesce's store of the mark
+  /// and its loads of the count: either the thread sees the mark, or quiesce sees the thread.
+  BAM_HD bool enter() const {
+#if BAM_DEVICE_CODE
+    return !failed();
+#else
+    ref_t<std::uint32_t> users(p_.counters->users);
+    users.fetch_add(1, cuda::memory_order_seq_cst);
+    if (ref_t<std::uint32_t>(p_.counters->failed).load(cuda::memory_order_seq_cst) == 0)
+      return true;
+    users.fetch_sub(1, release);
+    return false;
+#endif
+  }
+  BAM_HD void leave() const {
+#if !BAM_DEVICE_CODE
+    ref_t<std::uint32_t>(p_.counters->users).fetch_sub(1, release);
+#endif
+  }
+
+  /// wait_for without the count: polls the box of `cid` until its completion, the deadline or
+  /// the queue's failure.
+  BAM_HD nvme::completion await(std::uint16_t cid, std::uint64_t timeout_ns) const {
+    const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
+    ref_t<std::uint32_t> state(p_.boxes[cid].state);
+    backoff bo;
+    for (;;) {
+      if ((state.load(acquire) & box_ready) != 0) return collect(cid);
+      if (help_head()) continue;
+      if (failed()) return give_up(cid, nvme::sc::host_queue_failed);
+      if (deadline != ~std::uint64_t{0} && now_ns() >= deadline)
+        return give_up(cid, nvme::sc::host_timeout);
+      bo.pause();
+    }
+  }
 
   BAM_HD static nvme::completion failed_entry(std::uint16_t cid, nvme::status st) {
     nvme::completion c{};
@@ -258,14 +301,17 @@ class queue_pair_ref {
     ref_t<std::uint32_t> l(word);
     return l.load(relaxed) == 0 && l.exchange(1, acquire) == 0;
   }
-  BAM_HD static void unlock(std::uint32_t& word) { ref_t<std::uint32_t>(word).store(0, release); }
+  BAM_HD static void unlock(std::uint32_t& word) {
+    ref_t<std::uint32_t>(word).store(0, release);
+  }
 
   // ---- submission ----------------------------------------------------------------------------
   /// Takes a ticket, waits for the slot's turn, takes a command ID, writes the entry and sees
   /// the tail past it. Returns the command ID, or no_cid when the queue failed before the entry
-  /// was written (after that, the ID: its wait reports the failure).
+  /// was written (after that, the ID: its wait reports the failure). The caller is counted as a
+  /// user from here until the wait for the ID returns (not at all for no_cid).
   BAM_HD std::uint16_t enqueue(nvme::command& cmd, std::uint64_t timeout_ns) const {
-    if (failed()) return no_cid;
+    if (!enter()) return no_cid;
     const std::uint64_t ticket = ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
     const auto slot = static_cast<std::uint32_t>(ticket % p_.sq_entries);
     const auto turn = static_cast<std::uint32_t>(ticket / p_.sq_entries);
@@ -277,6 +323,7 @@ class queue_pair_ref {
     for (std::uint32_t seen; (seen = turn_counter.load(acquire)) != 2 * turn;) {
       if (watch.expired(*this)) {
         fail();  // our ticket will never be used: the slot's later turns cannot come
+        leave();
         return no_cid;
       }
 #if BAM_DEVICE_CODE
@@ -298,6 +345,7 @@ class queue_pair_ref {
     cmd.cid = acquire_cid(static_cast<std::uint32_t>(ticket % p_.cid_count), watch);
     if (cmd.cid == no_cid) {
       fail();
+      leave();
       return no_cid;
     }
     p_.sq[slot] = cmd;

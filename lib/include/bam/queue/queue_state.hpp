@@ -25,10 +25,14 @@ struct queue_counters {
   std::uint64_t late_completions;       ///< completions passed for a waiter that gave up
   std::uint64_t failures;               ///< times fail() was called (the first one failed it)
   std::uint64_t invalid_completions;    ///< SQHD past the tail, or an ID not in flight
-  std::uint32_t failed;                 ///< non-zero: the queue was failed (see queue_pair_ref)
   std::uint32_t abandoned;              ///< command IDs abandoned and not yet completed
+  alignas(128) std::uint32_t failed;    ///< non-zero: the queue was failed (see queue_pair_ref)
+  /// Host threads inside the queue: in a submission, or holding a command ID from submit until
+  /// its wait returned. Its owner's recovery waits for 0 before it resets the queue, and a reset
+  /// leaves this word alone. GPU threads do not count (their queues are never reset in place).
+  alignas(128) std::uint32_t users;
 };
-static_assert(sizeof(queue_counters) == 5 * 128);
+static_assert(sizeof(queue_counters) == 7 * 128);
 
 /// Where the CQ-lock holder leaves the completion of one command ID for its waiter (the waiter
 /// never reads the CQ itself, so completions can be taken in any order). 16 bytes.

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bam/report/latency_histogram.hpp"
+#include "bam/report/recovery_counts.hpp"
 
 namespace bam {
 
@@ -39,6 +40,9 @@ struct run_result {
   std::uint64_t verify_mismatches = 0;  ///< data read back that differs from what was written
   /// errors by status, named as bam::nvme::status_name prints them (e.g. "Unrecovered Read Error")
   std::map<std::string, std::uint64_t> errors_by_status;
+  /// What the host queues' recovery did (Aborts, queue recreations): zero where nothing timed
+  /// out, and on the GPU, whose queues have none (docs/gpu-engine.md).
+  recovery_counts recovery;
   std::vector<std::uint64_t> per_ssd_ios;                ///< I/Os completed per SSD
   nlohmann::json tool_stats = nlohmann::json::object();  ///< queue/cache/verify statistics
   std::string error;  ///< non-empty: the run failed (message), results are partial

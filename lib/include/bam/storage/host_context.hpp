@@ -26,6 +26,7 @@
 #include "bam/cache/cache.hpp"
 #include "bam/cache/host_storage.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/report/recovery_counts.hpp"
 #include "bam/storage/dataset.hpp"
 #include "bam/storage/storage_context.hpp"
 
@@ -71,6 +72,11 @@ class host_context : public storage_context<host_context, bam::cache<host_cache_
 
   /// What the SSDs report (the smallest limit over them; max_ssds = their number).
   backend_caps caps() const;
+  /// What the queues' recovery did so far: a command whose wait gave up (queues.timeout_ms) is
+  /// aborted through the admin queue, or its queue deleted, created again and reset, by a
+  /// watchdog thread (bam/driver/queue_recovery.hpp). Cache reads and region writes that
+  /// failed meanwhile have reported their errors; later ones go through.
+  recovery_counts recovery() const;
   /// For reports: backend, SSDs and their controllers, the dataset, the writes.
   nlohmann::json describe() const;
 

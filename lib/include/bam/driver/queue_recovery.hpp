@@ -1,0 +1,94 @@
+// bam/driver/queue_recovery.hpp: API. What a host NVMe driver does about commands that do not
+// come back, in one place for every host client of a set of I/O queue pairs (host_context's
+// cache and block writes, nvm-block-bench's queue runner): a watchdog thread.
+//
+// A thread whose wait for a command times out leaves its command ID abandoned
+// (queue_pair_ref::wait_for). The watchdog sees it and sends an Abort for it through the admin
+// queue; a controller that still holds the command completes it (Command Abort Requested), the
+// watchdog moves the queue's head over that completion and the ID is free again, with nothing
+// lost. When that does not happen (the Abort finds nothing, gets no completion, or the ID is
+// still abandoned a timeout later), when too many IDs are abandoned at once, or when the queue
+// failed, the watchdog recovers the queue: fails it (every waiter gets sc::host_queue_failed),
+// waits until no host thread uses it, deletes and recreates it through the admin queue and
+// resets its bookkeeping (io_queue_pair::recover). Then the queue is usable again.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "bam/driver/controller_driver.hpp"
+#include "bam/driver/io_queue_pair.hpp"
+#include "bam/report/recovery_counts.hpp"
+
+namespace bam {
+
+struct recovery_options {
+  /// The commands' timeout (queues.timeout_ms, command_timeout_ns): an aborted command whose ID
+  /// is still abandoned this long after the Abort gets its queue recreated; also the bound of
+  /// the wait for the queue's threads to leave it.
+  std::uint64_t timeout_ns = 1'000'000'000;
+  /// How often the watchdog looks at the queues (one load per queue when nothing is abandoned).
+  std::uint32_t period_us = 1000;
+  /// Recover a queue once more than this fraction of its command IDs are abandoned at once (the
+  /// queue fails itself past half).
+  double abandoned_limit = 0.25;
+};
+
+class queue_recovery {
+ public:
+  explicit queue_recovery(recovery_options o = {});
+  ~queue_recovery();  ///< stop()
+  queue_recovery(const queue_recovery&) = delete;
+  queue_recovery& operator=(const queue_recovery&) = delete;
+
+  /// Watches `pair`, created by `driver`; both must outlive the watch (stop() ends it). Host
+  /// threads only may use the pair (it is quiesced and reset in place).
+  void watch(controller_driver& driver, io_queue_pair& pair);
+  /// Starts the watchdog thread (idempotent).
+  void start();
+  /// Stops and joins it (idempotent); a recovery in progress finishes first.
+  void stop();
+  /// One look at every watched queue: what the thread does every period_us (tests call it
+  /// directly, without start()).
+  void pass();
+
+  recovery_counts counts() const;
+  /// The message of the last recovery that failed (empty: none).
+  std::string last_failure() const;
+
+ private:
+  struct pending_abort {
+    std::uint64_t since_ns = 0;  ///< when the Abort was sent
+    bool found = false;          ///< the controller said it aborted the command
+    bool retried = false;        ///< a second Abort was sent (the first found nothing)
+  };
+  struct watched {
+    controller_driver* driver = nullptr;
+    io_queue_pair* pair = nullptr;
+    std::unordered_map<std::uint16_t, pending_abort> pending;  ///< by command ID
+    bool dead = false;  ///< an admin command of its recovery failed: left failed
+  };
+
+  void look(watched& w);
+  void abort(watched& w, std::uint16_t cid, pending_abort& p);
+  void recover(watched& w);
+  void fail_note(const std::string& msg);
+
+  recovery_options opts_;
+  mutable std::mutex mutex_;  ///< the watched queues, last_failure_ (pass() holds it)
+  std::vector<watched> queues_;
+  std::string last_failure_;
+  struct atomic_counts {
+    std::atomic<std::uint64_t> aborts_sent{0}, aborts_found{0}, abort_failures{0},
+        queue_recreations{0}, recovery_failures{0};
+  } counts_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+}  // namespace bam

@@ -1,0 +1,167 @@
+// The host driver's queue recovery watchdog (bam/driver/queue_recovery.hpp): Abort of commands
+// whose wait gave up, and a failed queue deleted, created again and reset.
+#include "bam/driver/queue_recovery.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <exception>
+
+#include "bam/detail/atomic.hpp"
+#include "bam/detail/clock.hpp"
+#include "bam/queue/doorbell.hpp"
+
+namespace bam {
+
+namespace {
+/// Moves the head of `pair`'s queue over what was posted, ringing its CQ doorbell the way the
+/// driver's queues do (MMIO for a real BAR).
+void poll(const controller_driver& d, const io_queue_pair& pair) {
+  if (d.options().mmio_doorbells) {
+    (void)pair.ref<mmio_doorbell>().poll();
+  } else {
+    (void)pair.ref<memory_doorbell>().poll();
+  }
+}
+}  // namespace
+
+queue_recovery::queue_recovery(recovery_options o) : opts_(o) {}
+
+queue_recovery::~queue_recovery() {
+  stop();
+}
+
+void queue_recovery::watch(controller_driver& driver, io_queue_pair& pair) {
+  std::lock_guard lock(mutex_);
+  watched w;
+  w.driver = &driver;
+  w.pair = &pair;
+  queues_.push_back(std::move(w));
+}
+
+void queue_recovery::start() {
+  if (thread_.joinable()) return;
+  stop_.store(false);
+  thread_ = std::thread([this] {
+    while (!stop_.load(std::memory_order_acquire)) {
+      pass();
+      std::this_thread::sleep_for(std::chrono::microseconds(opts_.period_us));
+    }
+  });
+}
+
+void queue_recovery::stop() {
+  stop_.store(true, std::memory_order_release);
+  if (thread_.joinable()) thread_.join();
+}
+
+void queue_recovery::pass() {
+  std::lock_guard lock(mutex_);
+  for (watched& w : queues_)
+    look(w);
+}
+
+recovery_counts queue_recovery::counts() const {
+  recovery_counts c;
+  c.aborts_sent = counts_.aborts_sent.load();
+  c.aborts_found = counts_.aborts_found.load();
+  c.abort_failures = counts_.abort_failures.load();
+  c.queue_recreations = counts_.queue_recreations.load();
+  c.recovery_failures = counts_.recovery_failures.load();
+  return c;
+}
+
+std::string queue_recovery::last_failure() const {
+  std::lock_guard lock(mutex_);
+  return last_failure_;
+}
+
+void queue_recovery::fail_note(const std::string& msg) {
+  counts_.recovery_failures.fetch_add(1);
+  last_failure_ = msg;
+}
+
+void queue_recovery::look(watched& w) {
+  if (w.dead || !w.pair->valid()) return;
+  const queue_pointers& p = w.pair->queue().pointers();
+  const auto q = w.pair->ref();
+  const std::uint32_t abandoned =
+      device_atomic_ref<std::uint32_t>(p.counters->abandoned).load(relaxed);
+  if (q.failed() || abandoned > static_cast<double>(p.cid_count) * opts_.abandoned_limit) {
+    recover(w);
+    return;
+  }
+  if (abandoned == 0 && w.pending.empty()) return;
+
+  // Late completions first: what they free needs no Abort.
+  poll(*w.driver, *w.pair);
+  for (auto it = w.pending.begin(); it != w.pending.end();)
+    it = q.abandoned(it->first) ? std::next(it) : w.pending.erase(it);
+
+  bool sent = false;
+  if (abandoned != 0) {
+    for (std::uint32_t cid = 0; cid < p.cid_count; ++cid) {
+      const auto id = static_cast<std::uint16_t>(cid);
+      if (!q.abandoned(id) || w.pending.count(id) != 0) continue;
+      pending_abort& a = w.pending[id];
+      a.since_ns = now_ns();
+      abort(w, id, a);
+      if (w.dead || q.failed()) break;
+      sent = true;
+    }
+  }
+  if (!w.dead && !q.failed()) {
+    // An Abort that found nothing may have come before the controller fetched the command:
+    // once more half a timeout later. An ID still abandoned a timeout after its Abort: the
+    // controller does not give the command back, so the queue is recovered.
+    const std::uint64_t now = now_ns();
+    for (auto& [cid, a] : w.pending) {
+      if (!a.found && !a.retried && now - a.since_ns > opts_.timeout_ns / 2) {
+        a.retried = true;
+        abort(w, cid, a);
+        sent = true;
+        if (w.dead || q.failed()) break;
+      } else if (now - a.since_ns > opts_.timeout_ns) {
+        q.fail();
+        break;
+      }
+    }
+  }
+  if (q.failed()) {
+    recover(w);
+    return;
+  }
+  if (sent) poll(*w.driver, *w.pair);  // pass the Abort Requested completions now
+}
+
+void queue_recovery::abort(watched& w, std::uint16_t cid, pending_abort& a) {
+  counts_.aborts_sent.fetch_add(1);
+  try {
+    if (w.driver->abort(w.pair->qid(), cid)) {
+      a.found = true;
+      counts_.aborts_found.fetch_add(1);
+    }
+  } catch (const std::exception&) {
+    // No answer to the Abort: the queue cannot count on this command coming back.
+    counts_.abort_failures.fetch_add(1);
+    w.pair->ref().fail();
+  }
+}
+
+void queue_recovery::recover(watched& w) {
+  w.pending.clear();
+  try {
+    if (!w.pair->recover(opts_.timeout_ns)) {
+      // Some thread still holds a command ID of the queue: tried again at the next look.
+      fail_note(fmt::format("queue {}: threads still used it {} ms after it failed", w.pair->qid(),
+                            opts_.timeout_ns / 1'000'000));
+      return;
+    }
+    counts_.queue_recreations.fetch_add(1);
+  } catch (const std::exception& e) {
+    w.dead = true;  // the admin queue cannot recreate it: it stays failed
+    fail_note(fmt::format("queue {}: {}", w.pair->qid(), e.what()));
+  }
+}
+
+}  // namespace bam
