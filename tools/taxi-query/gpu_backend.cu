@@ -10,10 +10,13 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bam/detail/cuda.hpp"
@@ -72,6 +75,12 @@ __global__ void __launch_bounds__(taxi::lanes)
 
 void check(cudaError_t e, const char* what) {
   cuda_check(e, std::string("taxi-query: ") + what);
+}
+
+/// BAM_TAXI_TRACE=1: each step of the bam path on stderr (where a run stops, on a GPU machine).
+void trace(const char* step) {
+  static const bool on = std::getenv("BAM_TAXI_TRACE") != nullptr;
+  if (on) std::fprintf(stderr, "taxi-query trace: %s\n", step);
 }
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -147,10 +156,23 @@ class taxi_gpu_backend final : public backend {
  private:
   taxi_outcome run_bam(const run_config& c) {
     if (!gctx_) {
+      trace("gpu_context");
       gctx_ = std::make_unique<gpu_context>(c);
+      trace("place columns");
       place_seconds_ += place_taxi_columns(*gctx_, *table_);
+      trace("preload");
       check(preload_kernel(query_kernel<array_columns>), "preload");
+      if (std::getenv("BAM_TAXI_TRACE") != nullptr) {
+        cudaFuncAttributes a{};
+        std::size_t stack = 0;
+        check(cudaFuncGetAttributes(&a, query_kernel<array_columns>), "attributes");
+        check(cudaDeviceGetLimit(&stack, cudaLimitStackSize), "stack limit");
+        std::fprintf(stderr,
+                     "taxi-query trace: bam kernel: %d registers, %zu B local, stack %zu B\n",
+                     a.numRegs, a.localSizeBytes, stack);
+      }
     }
+    trace("build_cache");
     gctx_->build_cache();  // a fresh, cold cache; the engine is stopped
     array_columns cols;
     for (int k = 0; k < taxi::query_count; ++k)
@@ -168,7 +190,9 @@ class taxi_gpu_backend final : public backend {
     const unsigned grid = static_cast<unsigned>(
         std::max<std::uint64_t>(1, std::min<std::uint64_t>({blocks, slots / 16, 65535})));
     gctx_->cache().reset_stats();
+    trace("start");
     gctx_->start();
+    trace("kernel");
     float ms = 0;
     try {
       check(cudaEventRecord(begin, stream_), "event");
@@ -179,7 +203,26 @@ class taxi_gpu_backend final : public backend {
       }
       check(cudaGetLastError(), "bam kernel");
       check(cudaEventRecord(end, stream_), "event");
-      check(cudaStreamSynchronize(stream_), "bam kernel");
+      const auto t0 = std::chrono::steady_clock::now();
+      bool told = false;
+      cudaError_t e = cudaErrorNotReady;
+      while ((e = cudaStreamQuery(stream_)) == cudaErrorNotReady) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        if (!told && seconds_since(t0) > 5 && std::getenv("BAM_TAXI_TRACE") != nullptr) {
+          told = true;
+          const cache_stats s = gctx_->cache().stats();
+          std::fprintf(stderr,
+                       "taxi-query trace: kernel still running after 5 s: %llu accesses, %llu "
+                       "misses, %llu reads, %llu timeouts, %llu io errors\n",
+                       static_cast<unsigned long long>(s.accesses),
+                       static_cast<unsigned long long>(s.misses),
+                       static_cast<unsigned long long>(s.reads),
+                       static_cast<unsigned long long>(s.timeouts),
+                       static_cast<unsigned long long>(s.io_errors));
+        }
+      }
+      check(e, "bam kernel");
+      trace("kernel done");
       check(cudaEventElapsedTime(&ms, begin, end), "event");
     } catch (...) {
       gctx_->stop();

@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -32,14 +33,22 @@ inline bool cuda_device_usable(std::string& why) {
   return true;
 }
 
-/// Loads `kernel`'s module now. Call it for every application kernel before a persistent
-/// kernel starts (emu::gpu::emulated_drives::start()): with lazy module loading (CUDA's
-/// default), the first launch of a kernel may wait for the whole device to go idle, which never
-/// happens while the engine runs.
+/// Makes `kernel` launchable while a persistent kernel runs: call it for every application
+/// kernel before one starts (emu::gpu::emulated_drives::start()). Two things would otherwise
+/// make a launch wait for the whole device to go idle, which never happens while the engine
+/// runs: lazy module loading (CUDA's default) loads the kernel's module at its first launch, and
+/// a kernel that needs more local memory per thread (spills, local arrays) than the device has
+/// reserved makes the driver grow the reservation first. So this loads the module and raises
+/// the per-thread stack limit to the kernel's local memory.
 template <class Kernel>
 inline cudaError_t preload_kernel(Kernel kernel) {
   cudaFuncAttributes a{};
-  return cudaFuncGetAttributes(&a, kernel);
+  if (const cudaError_t e = cudaFuncGetAttributes(&a, kernel); e != cudaSuccess) return e;
+  std::size_t stack = 0;
+  if (const cudaError_t e = cudaDeviceGetLimit(&stack, cudaLimitStackSize); e != cudaSuccess)
+    return e;
+  if (a.localSizeBytes <= stack) return cudaSuccess;
+  return cudaDeviceSetLimit(cudaLimitStackSize, a.localSizeBytes);
 }
 
 }  // namespace bam
