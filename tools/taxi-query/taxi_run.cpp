@@ -103,7 +103,11 @@ run_result taxi_result(const run_config& c, const taxi_table& t,
          fmt::format("fixed order: blocks of {} rows ({} lanes x {}), lane sums combined by a "
                      "tree, block sums in block order",
                      taxi::block_rows, taxi::lanes, taxi::rows_per_lane)},
-        {"impls", impls}};
+        {"impls", impls},
+        {"top_level",
+         "the report's top-level runtime, bytes, I/Os and errors are sums over the impls run "
+         "(bam timed by CUDA events around its kernel, tiled by wall clock from its first read): "
+         "compare impls by their own figures in impls[]"}};
   if (outcomes.size() > 1) {
     bool same = true;
     for (std::size_t i = 1; i < outcomes.size(); ++i)
