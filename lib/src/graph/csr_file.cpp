@@ -55,16 +55,6 @@ std::span<const std::byte> neighbour_bytes_of(const csr_graph& g) {
   return g.wide() ? bytes_of(g.neighbours64) : bytes_of(g.neighbours32);
 }
 
-[[noreturn]] void bad(const std::filesystem::path& file, std::uint64_t byte,
-                      const std::string& what) {
-  std::string msg = file.string();
-  msg += ": byte ";
-  msg += std::to_string(byte);
-  msg += ": ";
-  msg += what;
-  throw input_error(msg);
-}
-
 class fd_guard {
  public:
   explicit fd_guard(const std::filesystem::path& file)
@@ -88,30 +78,32 @@ class fd_guard {
 csr_header header_of(int fd, std::uint64_t file_size, const std::filesystem::path& file) {
   csr_header h{};
   if (file_size < sizeof(csr_header) || !detail::read_exact(fd, &h, sizeof h, 0)) {
-    bad(file, 0,
+    detail::fail_at_byte(
+        file, 0,
         "the file is " + std::to_string(file_size) + " bytes, shorter than the 128-byte header");
   }
   if (std::memcmp(h.magic, csr_magic, sizeof csr_magic) != 0) {
-    bad(file, 0, "not a bamkit .csr file (magic is not \"BAMCSR\")");
+    detail::fail_at_byte(file, 0, "not a bamkit .csr file (magic is not \"BAMCSR\")");
   }
   if (h.version != csr_version) {
-    bad(file, offsetof(csr_header, version),
-        "version " + std::to_string(h.version) + " (this build reads version 1)");
+    detail::fail_at_byte(file, offsetof(csr_header, version),
+                         "version " + std::to_string(h.version) + " (this build reads version 1)");
   }
   if (h.header_bytes != sizeof(csr_header)) {
-    bad(file, offsetof(csr_header, header_bytes),
-        "header size " + std::to_string(h.header_bytes) + " (expected 128)");
+    detail::fail_at_byte(file, offsetof(csr_header, header_bytes),
+                         "header size " + std::to_string(h.header_bytes) + " (expected 128)");
   }
   if (h.vertex_count >= (std::uint64_t{1} << 60)) {
-    bad(file, offsetof(csr_header, vertex_count),
-        "vertex count " + std::to_string(h.vertex_count) + " is impossibly large");
+    detail::fail_at_byte(file, offsetof(csr_header, vertex_count),
+                         "vertex count " + std::to_string(h.vertex_count) + " is impossibly large");
   }
   if (h.edge_count >= (std::uint64_t{1} << 60)) {
-    bad(file, offsetof(csr_header, edge_count),
-        "edge count " + std::to_string(h.edge_count) + " is impossibly large");
+    detail::fail_at_byte(file, offsetof(csr_header, edge_count),
+                         "edge count " + std::to_string(h.edge_count) + " is impossibly large");
   }
   if ((h.flags & ~csr_known_flags) != 0) {
-    bad(file, offsetof(csr_header, flags), "unknown flags " + std::to_string(h.flags));
+    detail::fail_at_byte(file, offsetof(csr_header, flags),
+                         "unknown flags " + std::to_string(h.flags));
   }
   // Every other field follows from (vertex_count, edge_count, flags): compare with the layout.
   csr_graph shape;
@@ -135,10 +127,10 @@ csr_header header_of(int fd, std::uint64_t file_size, const std::filesystem::pat
   }();
   auto expect = [&](std::size_t at, std::uint64_t got, std::uint64_t exp, const char* name) {
     if (got != exp) {
-      bad(file, at,
-          std::string(name) + " is " + std::to_string(got) + ", expected " + std::to_string(exp) +
-              " for " + std::to_string(h.vertex_count) + " vertices and " +
-              std::to_string(h.edge_count) + " edges");
+      detail::fail_at_byte(file, at,
+                           std::string(name) + " is " + std::to_string(got) + ", expected " +
+                               std::to_string(exp) + " for " + std::to_string(h.vertex_count) +
+                               " vertices and " + std::to_string(h.edge_count) + " edges");
     }
   };
   expect(offsetof(csr_header, neighbour_bytes), h.neighbour_bytes, want.neighbour_bytes,
@@ -159,12 +151,14 @@ csr_header header_of(int fd, std::uint64_t file_size, const std::filesystem::pat
          "weights section size");
   expect(offsetof(csr_header, file_bytes), h.file_bytes, want.file_bytes, "file size");
   if (h.reserved[0] != 0 || h.reserved[1] != 0) {
-    bad(file, offsetof(csr_header, reserved), "reserved header bytes are not zero");
+    detail::fail_at_byte(file, offsetof(csr_header, reserved),
+                         "reserved header bytes are not zero");
   }
   if (file_size != h.file_bytes) {
-    bad(file, std::min(file_size, h.file_bytes),
-        "the header says the file is " + std::to_string(h.file_bytes) + " bytes, it is " +
-            std::to_string(file_size) + (file_size < h.file_bytes ? " (truncated)" : ""));
+    detail::fail_at_byte(file, std::min(file_size, h.file_bytes),
+                         "the header says the file is " + std::to_string(h.file_bytes) +
+                             " bytes, it is " + std::to_string(file_size) +
+                             (file_size < h.file_bytes ? " (truncated)" : ""));
   }
   return h;
 }
@@ -189,9 +183,9 @@ void check_neighbours(const std::vector<Id>& nbr, const csr_header& h,
   });
   const std::uint64_t i = first.load();
   if (i != std::numeric_limits<std::uint64_t>::max()) {
-    bad(file, h.neighbours_offset + i * sizeof(Id),
-        "neighbour " + std::to_string(nbr[i]) + " (edge " + std::to_string(i) +
-            ") >= vertex count " + std::to_string(h.vertex_count));
+    detail::fail_at_byte(file, h.neighbours_offset + i * sizeof(Id),
+                         "neighbour " + std::to_string(nbr[i]) + " (edge " + std::to_string(i) +
+                             ") >= vertex count " + std::to_string(h.vertex_count));
   }
 }
 
@@ -253,7 +247,8 @@ csr_graph read_csr(const std::filesystem::path& file, unsigned threads) {
   g.symmetric = h.symmetric();
   g.id_base = h.id_base;
   auto read = [&](void* to, std::uint64_t bytes, std::uint64_t at) {
-    if (!detail::read_exact(fd.get(), to, bytes, at)) bad(file, at, "cannot read the section");
+    if (!detail::read_exact(fd.get(), to, bytes, at))
+      detail::fail_at_byte(file, at, "cannot read the section");
   };
   g.offsets.resize(h.vertex_count + 1);
   read(g.offsets.data(), h.offsets_bytes, h.offsets_offset);
@@ -269,19 +264,21 @@ csr_graph read_csr(const std::filesystem::path& file, unsigned threads) {
     read(g.weights.data(), h.weights_bytes, h.weights_offset);
   }
   if (g.offsets[0] != 0) {
-    bad(file, h.offsets_offset, "offsets[0] is " + std::to_string(g.offsets[0]) + ", not 0");
+    detail::fail_at_byte(file, h.offsets_offset,
+                         "offsets[0] is " + std::to_string(g.offsets[0]) + ", not 0");
   }
   for (std::uint64_t v = 0; v < h.vertex_count; ++v) {
     if (g.offsets[v + 1] < g.offsets[v]) {
-      bad(file, h.offsets_offset + (v + 1) * 8,
+      detail::fail_at_byte(
+          file, h.offsets_offset + (v + 1) * 8,
           "offsets[" + std::to_string(v + 1) + "] = " + std::to_string(g.offsets[v + 1]) +
               " is less than offsets[" + std::to_string(v) + "] = " + std::to_string(g.offsets[v]));
     }
   }
   if (g.offsets.back() != h.edge_count) {
-    bad(file, h.offsets_offset + h.vertex_count * 8,
-        "the last offset is " + std::to_string(g.offsets.back()) + ", the edge count " +
-            std::to_string(h.edge_count));
+    detail::fail_at_byte(file, h.offsets_offset + h.vertex_count * 8,
+                         "the last offset is " + std::to_string(g.offsets.back()) +
+                             ", the edge count " + std::to_string(h.edge_count));
   }
   if (g.wide()) {
     check_neighbours(g.neighbours64, h, file, threads);
@@ -294,7 +291,7 @@ csr_graph read_csr(const std::filesystem::path& file, unsigned threads) {
     std::snprintf(
         buf, sizeof buf, "checksum mismatch: the header says %016llx, the data gives %016llx",
         static_cast<unsigned long long>(h.checksum), static_cast<unsigned long long>(sum));
-    bad(file, offsetof(csr_header, checksum), buf);
+    detail::fail_at_byte(file, offsetof(csr_header, checksum), buf);
   }
   return g;
 }

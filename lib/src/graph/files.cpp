@@ -118,4 +118,13 @@ bool read_exact(int fd, void* data, std::size_t bytes, std::uint64_t offset) {
   return true;
 }
 
+void fail_at_byte(const std::filesystem::path& file, std::uint64_t byte, const std::string& what) {
+  std::string msg = file.string();
+  msg += ": byte ";
+  msg += std::to_string(byte);
+  msg += ": ";
+  msg += what;
+  throw input_error(msg);
+}
+
 }  // namespace bam::graph::detail

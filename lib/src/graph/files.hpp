@@ -1,6 +1,7 @@
 // graph/files.hpp: internal. A read-only mapping of an input file, and an output file that is
 // written under a temporary name in the same directory and renamed over its name only once it
-// is complete and synced (so no half-written output is ever left under the name asked for).
+// is complete and synced (so no half-written output is ever left under the name asked for); the
+// error of a binary input at a byte offset.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +47,10 @@ class output_file {
   int fd_ = -1;
   bool committed_ = false;
 };
+
+/// Throws input_error "FILE: byte OFFSET: what".
+[[noreturn]] void fail_at_byte(const std::filesystem::path& file, std::uint64_t byte,
+                               const std::string& what);
 
 /// Reads exactly `bytes` at `offset` of the open descriptor `fd`; false when the file ends first.
 bool read_exact(int fd, void* data, std::size_t bytes, std::uint64_t offset);

@@ -19,16 +19,6 @@ namespace {
 
 constexpr std::uint64_t col_header_bytes = 16;  // uint64 count, uint64 type word
 
-[[noreturn]] void at_byte(const std::filesystem::path& file, std::uint64_t byte,
-                          const std::string& what) {
-  std::string msg = file.string();
-  msg += ": byte ";
-  msg += std::to_string(byte);
-  msg += ": ";
-  msg += what;
-  throw input_error(msg);
-}
-
 std::uint64_t load_u64(const char* p) {
   std::uint64_t v;
   std::memcpy(&v, p, sizeof v);
@@ -39,18 +29,18 @@ std::uint64_t load_u64(const char* p) {
 std::uint64_t counted_values(const mapped_file& m, const std::filesystem::path& file,
                              const char* what) {
   if (m.size() < col_header_bytes) {
-    at_byte(file, m.size(),
-            "the file is " + std::to_string(m.size()) +
-                " bytes, shorter than the 16-byte header (count, type)");
+    detail::fail_at_byte(file, m.size(),
+                         "the file is " + std::to_string(m.size()) +
+                             " bytes, shorter than the 16-byte header (count, type)");
   }
   const std::uint64_t n = load_u64(m.data());
   const std::uint64_t have = (m.size() - col_header_bytes) / 8;
   if (n != have || (m.size() - col_header_bytes) % 8 != 0) {
     const std::uint64_t at = n < have ? col_header_bytes + n * 8 : m.size();
-    at_byte(file, at,
-            "the header (byte 0) counts " + std::to_string(n) + " " + what + ", the file holds " +
-                std::to_string(m.size() - col_header_bytes) + " bytes of them" +
-                (n > have ? " (truncated)" : " (trailing bytes)"));
+    detail::fail_at_byte(file, at,
+                         "the header (byte 0) counts " + std::to_string(n) + " " + what +
+                             ", the file holds " + std::to_string(m.size() - col_header_bytes) +
+                             " bytes of them" + (n > have ? " (truncated)" : " (trailing bytes)"));
   }
   return n;
 }
@@ -77,9 +67,10 @@ void copy_neighbours(const mapped_file& dst, std::vector<Id>& out, std::uint64_t
   });
   const std::uint64_t i = first.load();
   if (i != std::numeric_limits<std::uint64_t>::max()) {
-    at_byte(file, col_header_bytes + i * 8,
-            "neighbour " + std::to_string(load_u64(base + i * 8)) + " (edge " + std::to_string(i) +
-                ") >= vertex count " + std::to_string(vertex_count));
+    detail::fail_at_byte(file, col_header_bytes + i * 8,
+                         "neighbour " + std::to_string(load_u64(base + i * 8)) + " (edge " +
+                             std::to_string(i) + ") >= vertex count " +
+                             std::to_string(vertex_count));
   }
 }
 
@@ -98,27 +89,29 @@ csr_graph load_col_dst(const std::filesystem::path& col, const edge_options& o) 
   const mapped_file mc(col);
   const mapped_file md(dst);
   const std::uint64_t offsets = counted_values(mc, col, "offsets");
-  if (offsets == 0) at_byte(col, 0, "0 offsets (a graph has vertex count + 1 >= 1 of them)");
+  if (offsets == 0)
+    detail::fail_at_byte(col, 0, "0 offsets (a graph has vertex count + 1 >= 1 of them)");
   const std::uint64_t edges = counted_values(md, dst, "neighbours");
   csr_graph g;
   g.vertex_count = offsets - 1;
   g.offsets.resize(offsets);
   std::memcpy(g.offsets.data(), mc.data() + col_header_bytes, offsets * 8);
   if (g.offsets[0] != 0) {
-    at_byte(col, col_header_bytes, "offsets[0] is " + std::to_string(g.offsets[0]) + ", not 0");
+    detail::fail_at_byte(col, col_header_bytes,
+                         "offsets[0] is " + std::to_string(g.offsets[0]) + ", not 0");
   }
   for (std::uint64_t v = 0; v < g.vertex_count; ++v) {
     if (g.offsets[v + 1] < g.offsets[v]) {
-      at_byte(col, col_header_bytes + (v + 1) * 8,
-              "offsets[" + std::to_string(v + 1) + "] = " + std::to_string(g.offsets[v + 1]) +
-                  " is less than offsets[" + std::to_string(v) +
-                  "] = " + std::to_string(g.offsets[v]));
+      detail::fail_at_byte(
+          col, col_header_bytes + (v + 1) * 8,
+          "offsets[" + std::to_string(v + 1) + "] = " + std::to_string(g.offsets[v + 1]) +
+              " is less than offsets[" + std::to_string(v) + "] = " + std::to_string(g.offsets[v]));
     }
   }
   if (g.offsets.back() != edges) {
-    at_byte(col, col_header_bytes + g.vertex_count * 8,
-            "the last offset is " + std::to_string(g.offsets.back()) + ", but " + dst.string() +
-                " holds " + std::to_string(edges) + " neighbours");
+    detail::fail_at_byte(col, col_header_bytes + g.vertex_count * 8,
+                         "the last offset is " + std::to_string(g.offsets.back()) + ", but " +
+                             dst.string() + " holds " + std::to_string(edges) + " neighbours");
   }
   const unsigned threads = resolve_threads(o.threads);
   if (g.wide()) {
