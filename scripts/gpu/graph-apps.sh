@@ -21,7 +21,9 @@
 # Kronecker graph of scale SWEEP_SCALE, default 25, into $OUT/<sweep>/).
 # CACHE: the cache's bytes (default: an eighth of the file, 64 MiB to 8 GiB). The optane sets
 # run every access mode (their processes give the Figure 7 breakdown); others run MODES_OTHER
-# (default host-zero-copy,bam: the target and bam at that storage's bandwidth).
+# (default host-zero-copy,bam: the target and bam at that storage's bandwidth); MODES overrides
+# the optane sets' list. EXTRA: more tool arguments (e.g. "--set graph.direction_optimizing=false"),
+# TAG: a suffix for the reports' names.
 # Logs, reports (one json per process: <algo>-<graph>-<model>-x<ssds>.json) and one CSV
 # (graph-apps.csv) under $OUT; one "== step ... rc=N s" line per process on stdout. VERIFY=0
 # skips the CPU reference (minutes per source at scale 27).
@@ -39,7 +41,8 @@ fi
 : "${WORK:=build/graph-work}" "${STEPS:=tests gen bfs-kron cc-kron bfs-urand cc-urand}"
 : "${LIMIT:=540}" "${CACHE:=}" "${SWEEP_SCALE:=25}"
 : "${SETS:=optane-p5800x:1 optane-p5800x:4 980pro:4}"
-: "${MODES_OTHER:=host-zero-copy,bam}"
+: "${MODES_OTHER:=host-zero-copy,bam}" "${MODES:=gpu-memory,host-zero-copy,uvm,bam-preloaded,bam}"
+: "${EXTRA:=}" "${TAG:=}"
 mkdir -p "$OUT" "$WORK"
 export CUDA_MODULE_LOADING=EAGER
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current \
@@ -78,11 +81,13 @@ run() {
     [ "$cache" -gt 8192 ] && cache=8192
     cache=$(( cache * 1048576 ))
   fi
-  local modes=gpu-memory,host-zero-copy,uvm,bam-preloaded,bam
+  local modes=$MODES
   [ "$model" = optane-p5800x ] || modes=$MODES_OTHER
   [ "$algo" = bfs ] && extra+=(--sources "$SOURCES")
   [ "$VERIFY" = 1 ] && extra+=(--verify)
-  local name="$algo-$kind-s$SCALE-$model-x$ssds"
+  # shellcheck disable=SC2206
+  extra+=($EXTRA)
+  local name="$algo-$kind-s$SCALE-$model-x$ssds$TAG"
   local t0=$SECONDS
   timeout "$LIMIT" "$BIN/$algo" --graph "$f" --backend emulated --ssds "$ssds" --model "$model" \
     --pairs 128 --depth 1024 --set storage.media.kind=host \
