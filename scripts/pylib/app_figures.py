@@ -2,7 +2,6 @@
 and 12 (taxi-query, docs/taxi.md), drawn from the tools' reports (`bamkit.stats.graph`,
 `bamkit.stats.taxi`) with the paper's and the dissertation's numbers beside ours. Helpers and
 the session logic: figures.py."""
-import re
 from pathlib import Path
 
 import figures as F
@@ -54,6 +53,19 @@ def neighbour_bytes(j):
     return 4 * graph(j).get("edges", 0)
 
 
+class Once:
+    """A legend label the first time it is asked for, None after (one legend entry each)."""
+
+    def __init__(self):
+        self.seen = set()
+
+    def __call__(self, label):
+        if label in self.seen:
+            return None
+        self.seen.add(label)
+        return label
+
+
 def is_graph_job(j, accesses):
     return j.tool in ("bfs", "cc") and graph(j) and j.c("graph.access") in accesses
 
@@ -100,6 +112,7 @@ class Fig7(F.Figure):
             ax, sp = axes[0][col], axes[1][col]
             rows = []
             labels = []
+            once = Once()
             for x, ((gname, sset), by) in enumerate(sets.items()):
                 labels.append(f"{gname}\n{sset}")
                 row = {"graph": gname, "storage": sset}
@@ -109,12 +122,12 @@ class Fig7(F.Figure):
                     row.update(t_kernel_s=g["time_s"], t_end_to_end_s=g.get("end_to_end_s"),
                                t_load_model_s=(g.get("load") or {}).get("model_s"))
                     ax.bar(x - 0.28, g["time_s"], 0.26, color=T_COLOR["kernel"],
-                           label="T kernel (host-zero-copy)" if x == 0 else None)
+                           label=once("T kernel (host-zero-copy)"))
                     if g.get("end_to_end_s") is not None:
                         ax.bar(x, g["time_s"], 0.26, color=T_COLOR["kernel"])
                         ax.bar(x, g["end_to_end_s"] - g["time_s"], 0.26, bottom=g["time_s"],
-                               color=T_COLOR["load"], label="T: + loading the graph at the SSDs' "
-                               "model bandwidth" if x == 0 else None)
+                               color=T_COLOR["load"],
+                               label=once("T: + loading the graph at the SSDs' model bandwidth"))
                 if b:
                     g = graph(b)
                     row["bam_s"] = g["time_s"]
@@ -126,11 +139,11 @@ class Fig7(F.Figure):
                         for part, key in (("compute", "compute_s"), ("cache API", "cache_api_s"),
                                           ("storage", "storage_s")):
                             ax.bar(x + 0.28, bd[key], 0.26, bottom=bottom, color=PART_COLOR[part],
-                                   label=f"BaM: {part}" if x == 0 else None)
+                                   label=once(f"BaM: {part}"))
                             bottom += bd[key]
                     else:
                         ax.bar(x + 0.28, g["time_s"], 0.26, color="tab:red",
-                               label="BaM (no breakdown in this process)" if x == 0 else None)
+                               label=once("BaM (no breakdown in this process)"))
                     ax.text(x + 0.28, g["time_s"], f"{g['time_s']:.3g}", ha="center", va="bottom",
                             fontsize=6.5)
                 if t and b and row.get("t_end_to_end_s"):
@@ -221,7 +234,7 @@ class Fig9(F.Figure):
         fig, axes = F.new_figure(1, 2, 12.5, 4.8)
         ax, br = axes[0]
         numbers = {}
-        labels, x = [], 0
+        labels, x, once = [], 0, Once()
         for (a, gname), models in pairs.items():
             base = graph(models["optane-p5800x"])["time_s"]
             k = 0 if a == "bfs" else 1
@@ -236,7 +249,7 @@ class Fig9(F.Figure):
                     bars += [("paper Fig. 9", pn["fig9.980pro_slowdown"]["value"][k], "0.6"),
                              ("dissertation Fig. 9.5", pn["diss.fig9_5.980pro_slowdown"]["value"][k], "0.8")]
                 for i, (lab, v, c) in enumerate(bars):
-                    ax.bar(x + 0.27 * (i - 1), v, 0.25, color=c, label=lab if x == 0 else None)
+                    ax.bar(x + 0.27 * (i - 1), v, 0.25, color=c, label=once(lab))
                     ax.text(x + 0.27 * (i - 1), v, f"{v:.2f}x", ha="center", va="bottom", fontsize=7)
                 labels.append(f"{a}, {gname}\n4 x {model} / 4 x optane")
                 x += 1
@@ -247,16 +260,17 @@ class Fig9(F.Figure):
         ax.legend(loc="upper right")
         # The BaM time split of each, to show where the slowdown sits.
         labels = []
+        once = Once()
         optane_first = [j for models in pairs.values()
                         for _, j in sorted(models.items(), key=lambda mj: mj[0] != "optane-p5800x")]
         for x, j in enumerate(optane_first):
             g = graph(j)
             bd = g.get("breakdown")
             parts = ([("compute", bd["compute_s"]), ("cache API", bd["cache_api_s"]),
-                      ("storage", bd["storage_s"])] if bd else [("storage", g["time_s"])])
+                      ("storage", bd["storage_s"])] if bd else [("no breakdown in this process", g["time_s"])])
             bottom = 0
             for part, v in parts:
-                br.bar(x, v, 0.6, bottom=bottom, color=PART_COLOR[part], label=part if x == 0 else None)
+                br.bar(x, v, 0.6, bottom=bottom, color=PART_COLOR.get(part, "tab:red"), label=once(part))
                 bottom += v
             br.text(x, g["time_s"], f"{g['time_s']:.3g}", ha="center", va="bottom", fontsize=7)
             labels.append(f"{algo(j)}, {graph_name(j)}\n4 x {j.c('storage.model')}")
