@@ -3,8 +3,11 @@ paper's numbers (configs/paper-numbers.json) drawn beside ours.
 
 A figure selects jobs from every report of one session folder by their configs (so reports of
 the old per-script layout and of scripts/sweep read alike), and draws them. Which topics
-(results/<topic>/) feed a figure: the sweep specs in configs/sweeps/ whose `figures` name it.
-Per GPU, the session with the most matching jobs is drawn (the newest of equals)."""
+(results/<topic>/) feed a figure: the sweep specs in configs/sweeps/ whose `figures` name it,
+and the folders of scripts/gpu/ scripts the figure names itself (`topics`). Per GPU, the session
+with the most matching jobs is drawn (the newest of equals: by its reports' dates, then by
+name); a figure whose jobs fall into parts (`part`: bfs and cc) picks a session per part.
+Application figures (Figures 7, 9-12): app_figures.py."""
 import json
 import math
 from dataclasses import dataclass
@@ -63,11 +66,14 @@ class Job:
         return lo / self.iops if self.iops else 1, hi / self.iops if self.iops else 1
 
 
-def session_jobs(folder):
-    """Every job of every report in a session folder, without repeats of one config (the
-    newest report's job is kept)."""
+def session_jobs(folder, deep=False):
+    """Every job of every report in a session folder (and, `deep`, its subfolders), without
+    repeats of one config (the newest report's job is kept)."""
     seen = {}
-    for f, doc in reports.report_files(folder):
+    folders = [Path(folder)]
+    if deep:
+        folders += sorted(p for p in Path(folder).rglob("*") if p.is_dir())
+    for f, doc in (fd for d in folders for fd in reports.report_files(d)):
         top = doc["bamkit"]
         for cfg, job, b in reports.jobs(doc):
             j = Job(cfg, job, b, reports.ceilings(doc, b), b.get("tool", top.get("tool", "")), f,
@@ -148,10 +154,11 @@ def log2_axis(ax, label, counts=False):
     ax.set_xlabel(label)
 
 
-def paper_star(ax, x, y, text, left=False):
-    """The paper's number at (x, y): a black star and its label (left of it, or right)."""
+def paper_star(ax, x, y, text, left=False, dy=6):
+    """The paper's number at (x, y): a black star and its label (left of it, or right; `dy`
+    points above it)."""
     ax.plot([x], [y], **PAPER, label=None)
-    ax.annotate(text, (x, y), textcoords="offset points", xytext=(8 if left else -8, 6),
+    ax.annotate(text, (x, y), textcoords="offset points", xytext=(8 if left else -8, dy),
                 ha="left" if left else "right", fontsize=6.5,
                 bbox=dict(boxstyle="round,pad=0.15", fc="white", ec="none", alpha=0.8))
 
@@ -177,9 +184,15 @@ class Figure:
     name = ""
     title = ""
     needs = None  # a tool that has not landed yet: the figure is listed, not drawn
+    topics = ()  # results/<topic>/ folders besides the sweeps' (scripts/gpu/ scripts wrote them)
+    deep = False  # also the reports in a session's subfolders
 
     def select(self, j):
         return False
+
+    def part(self, j):
+        """Jobs of different parts may come from different sessions (one each)."""
+        return None
 
     def headline(self, numbers):
         return []
@@ -576,46 +589,51 @@ class SingleQp(Figure):
                  "paper": paper_number("diss.fig5_6.opt_peak")["value"], "unit": "IOPS"}]
 
 
-class Pending(Figure):
-    def __init__(self, name, title, needs):
-        self.name, self.title, self.needs = name, title, needs
-
+# The application figures draw with this module's helpers (a cycle Python resolves: every
+# helper above is defined before app_figures reads it).
+import app_figures  # noqa: E402
 
 FIGURES = [Fig4(), Fig5(), Fig5Latency(), Fig6HotThreads(), Fig6HotReuse(), Fig6Miss(), SingleQp(),
-           Pending("fig7", "BaM Figure 7: BFS/CC time breakdown vs the DRAM-only target", "a graph tool (BFS, CC)"),
-           Pending("fig9", "BaM Figure 9: slowdown with other SSD types", "a graph tool (BFS, CC)"),
-           Pending("fig10", "BaM Figure 10: cache-size sensitivity", "a graph tool (BFS, CC)"),
-           Pending("fig11", "BaM Figure 11: queue-pair sensitivity", "a graph tool (BFS, CC)"),
-           Pending("fig12", "BaM Figure 12: NYC taxi queries Q0-Q5 vs RAPIDS", "a data-analytics query tool")]
+           *app_figures.FIGURES]
 
 
 # ---- sessions and output ---------------------------------------------------------------------
 
 def topics_of(figure):
-    """The results topics feeding a figure: the sweep specs whose `figures` name it."""
+    """The results topics feeding a figure: the sweep specs whose `figures` name it, then the
+    figure's own `topics`."""
     out = []
     for f in sorted((REPO / "configs" / "sweeps").glob("*.json")):
         spec = reports.load(f)
         if figure in spec.get("figures", []):
             out.append(spec["name"])
+    for f in FIGURES:
+        if f.name == figure:
+            out += [t for t in f.topics if t not in out]
     return out
 
 
 def sessions(results, figure):
-    """{gpu: [(session folder, its matching jobs), ...]} over the figure's topics."""
+    """{gpu: {part: [(session folder, its matching jobs of that part), ...]}} over the
+    figure's topics."""
     out = {}
     for topic in topics_of(figure.name):
         for gpu_dir in sorted(p for p in (Path(results) / topic).glob("*") if p.is_dir()):
             for s in sorted(p for p in gpu_dir.glob("*") if p.is_dir()):
-                jobs = [j for j in session_jobs(s) if figure.select(j)]
-                if jobs:
-                    out.setdefault(gpu_dir.name, []).append((s, jobs))
+                jobs = [j for j in session_jobs(s, figure.deep) if figure.select(j)]
+                for part, js in sorted(group(jobs, figure.part).items(), key=lambda kv: str(kv[0])):
+                    out.setdefault(gpu_dir.name, {}).setdefault(part, []).append((s, js))
     return out
 
 
+def newest(jobs):
+    return max((j.machine.get("date") or "") for j in jobs)
+
+
 def best_session(candidates):
-    """The session with the most matching jobs; the newest (by name) of equals."""
-    return max(candidates, key=lambda c: (len(c[1]), c[0].name))
+    """The session with the most matching jobs; the newest of equals (by the dates its reports
+    carry, then by name: the names of one day differ by commit)."""
+    return max(candidates, key=lambda c: (len(c[1]), newest(c[1]), c[0].name))
 
 
 def rel(path):
@@ -628,9 +646,13 @@ def rel(path):
 def plot(figure, results, out):
     """Draws `figure` for every GPU with stored results; returns what it made."""
     made = []
-    for gpu, cands in sorted(sessions(results, figure).items()):
-        folder, jobs = best_session(cands)
-        caption = (f"Ours: {machine_line(folder, jobs)}; {len(jobs)} jobs from {rel(folder)}.  "
+    for gpu, parts in sorted(sessions(results, figure).items()):
+        chosen = [best_session(cands) for _, cands in sorted(parts.items(), key=lambda kv: str(kv[0]))]
+        jobs = [j for _, js in chosen for j in js]
+        folders = list(dict.fromkeys(f for f, _ in chosen))
+        folder = folders[0]
+        where = ", ".join(rel(f) for f in folders)
+        caption = (f"Ours: {machine_line(folder, jobs)}; {len(jobs)} jobs from {where}.  "
                    f"Stars and grey dashes: the paper's numbers ({PAPER_MACHINE}; "
                    "configs/paper-numbers.json).")
         drawn = figure.draw(jobs, caption)
@@ -644,13 +666,15 @@ def plot(figure, results, out):
             files.append(rel(f))
         plt.close(fig)
         made.append({"figure": figure.name, "gpu": gpu, "title": figure.title, "files": files,
-                     "session": rel(folder), "machine": machine_line(folder, jobs),
+                     "session": where, "machine": machine_line(folder, jobs),
                      "reports": sorted({j.file.name for j in jobs}),
                      "headline": figure.headline(numbers), "numbers": numbers})
     return made
 
 
 def fmt_value(v, unit):
+    if unit == "x":
+        return f"{v:.2f}"
     if unit in ("IOPS", "accesses/s"):
         return f"{v / 1e9:.2f} G" if v >= 1e9 else f"{v / 1e6:.2f} M" if v >= 1e6 else f"{v / 1e3:.0f} K"
     return f"{v:.1f}" if not math.isnan(v) else "-"

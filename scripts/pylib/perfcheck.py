@@ -4,6 +4,7 @@ reports, or Google Benchmark JSON) as entries (a job, or a benchmark) whose metr
 equal."""
 import fnmatch
 import json
+import re
 import statistics
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +17,13 @@ NOT_WORKLOAD = ("report.", "storage.media.path", "storage.device_paths")
 PERCENTILES = (("p50", "50.000000"), ("p99", "99.000000"), ("p99.9", "99.900000"))
 CACHE_COUNTS = ("accesses", "hits", "misses", "reads", "writes", "evictions", "dirty_evictions",
                 "write_backs", "io_errors", "bytes_read", "bytes_written")
+# bfs and cc (bamkit.stats.graph), per traversal (traversals[]), and taxi-query's per
+# implementation (bamkit.stats.taxi.impls[]): compared where one CPU client thread ran them.
+GRAPH_COUNTS = ("vertices", "edges", "steps", "bottom_up_steps", "edges_read", "neighbour_bytes_used",
+                "ios", "bytes_read", "io_amplification", "bad_neighbour_ids")
+TRAVERSAL_COUNTS = ("source", "steps", "bottom_up_steps", "edges_read", "reached", "reached_edges")
+TAXI_COUNTS = ("bytes_moved", "bytes_needed", "commands", "io_amplification", "io_errors", "timeouts",
+               "row_groups")
 
 
 class Unusable(Exception):
@@ -104,7 +112,54 @@ def job_entry(cfg, job, b, tool):
     for k, v in (st.get("verify") or {}).items():
         if isinstance(v, (int, float)):
             m[f"verify.{k}"] = Metric(COUNT, v)
+    if one_cpu_thread(cfg):
+        app_counts(st, m)
     return e
+
+
+def one_cpu_thread(cfg):
+    """Whether the tool's client was one CPU thread: then bfs', cc's and taxi-query's cache and
+    traversal counts do not depend on scheduling (GPU runs' do: which warp misses first)."""
+    return (reports.get(cfg, "storage.backend") in ("host", "nvme")
+            and reports.get(cfg, "workload.threads") == 1)
+
+
+def _exact(v):
+    return round(v, 9) if isinstance(v, float) else v
+
+
+def app_counts(st, m):
+    """The application tools' counts: graph.* (bfs, cc) and taxi.<impl>.* (taxi-query), the
+    results included (bfs: every traversal's reached vertices and levels; taxi: each query's
+    rows and value, bit-identical by its fixed reduction order)."""
+    g = st.get("graph") or {}
+    for k in GRAPH_COUNTS:
+        if k in g:
+            m[f"graph.{k}"] = Metric(COUNT, _exact(g[k]))
+    for k in CACHE_COUNTS:
+        if k in (g.get("cache") or {}):
+            m[f"graph.cache.{k}"] = Metric(COUNT, g["cache"][k])
+    if "traversals" in g:
+        for k in TRAVERSAL_COUNTS:
+            m[f"graph.traversals.{k}"] = Metric(COUNT, [t.get(k) for t in g["traversals"]])
+    if "verify" in g:
+        m["graph.verify.mismatches"] = Metric(COUNT, (g["verify"] or {}).get("mismatches"))
+    t = st.get("taxi") or {}
+    for im in t.get("impls", []):
+        name = "taxi." + re.sub(r"[^a-z0-9]+", "_", im["impl"]).strip("_")  # tiled (ssd): tiled_ssd
+        for k in TAXI_COUNTS:
+            if k in im:
+                m[f"{name}.{k}"] = Metric(COUNT, _exact(im[k]))
+        for k in CACHE_COUNTS:
+            if k in (im.get("cache") or {}):
+                m[f"{name}.cache.{k}"] = Metric(COUNT, im["cache"][k])
+        for q, r in sorted((im.get("results") or {}).items()):
+            m[f"{name}.{q}.rows"] = Metric(COUNT, r.get("rows"))
+            m[f"{name}.{q}.value"] = Metric(COUNT, r.get("value"))
+    if t.get("verify"):
+        m["taxi.verify.mismatches"] = Metric(COUNT, t["verify"].get("mismatches"))
+    if "impls_bit_identical" in t:
+        m["taxi.impls_bit_identical"] = Metric(COUNT, t["impls_bit_identical"])
 
 
 def report_entries(doc, prefix):
