@@ -8,8 +8,10 @@
 // Label unit: runs under ThreadSanitizer too.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 #include <vector>
 
 #include "bam/driver/controller_driver.hpp"
@@ -95,6 +97,71 @@ TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveM
       static_cast<unsigned long long>(fill_recreations), fill_ms,
       static_cast<unsigned long long>(rc.recoveries), per_recovery_ms,
       static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.timeouts), s);
+}
+
+// A controller that stops answering in the middle of the run (I/O and admin queue): the
+// commands in flight time out, the Aborts get no answer, the queue's recovery fails and the
+// queue stays failed. The run ends in bounded time, the failure counted as one episode that
+// left the queue failed. (Every slot of both threads then holds a command the dead queue never
+// gives back: the threads stop issuing, with fewer I/Os done than asked.)
+TEST(QueueRunnerRecovery, AQueueThatCannotBeRecoveredEndsTheRunInBoundedTime) {
+  constexpr std::uint32_t timeout_ms = 100;
+  emu::controller_options o;
+  o.lba_size = 512;
+  o.namespace_lbas = 2048;
+  o.max_io_queue_pairs = 4;
+  o.worker_threads = 1;
+  o.timeout_500ms = 2;
+  emu::emulated_controller ctrl(o);
+  ctrl.start();
+  driver_options d;
+  d.admin_timeout_ms = 50;
+  controller_driver drv(ctrl.bar(), ctrl.allocator(), d);
+
+  run_config c;
+  c.storage.backend = backend_kind::host;
+  c.storage.ssd_count = 1;
+  c.storage.lba_size = 512;
+  c.storage.media.size_bytes = 1u << 20;
+  c.queues.pairs_per_ssd = 1;
+  c.queues.depth = 32;
+  c.queues.timeout_ms = timeout_ms;
+  c.workload.threads = 2;
+  c.workload.outstanding = 8;
+  c.workload.io_size = 512;
+  c.workload.op = io_op::read;
+  c.workload.ios = 20000;
+  std::atomic<std::uint64_t> done{0};
+  run_hooks hooks;
+  hooks.ios_done = &done;
+
+  std::thread stopper([&] {
+    while (done.load() < 500)
+      std::this_thread::yield();
+    ctrl.stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const run_result r =
+      tools::run_queue_workload<memory_doorbell>(c, hooks, {{&drv, &ctrl.allocator()}});
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_GE(r.read.ios, 500u - 16);
+  EXPECT_LE(r.read.ios + r.errors, 20000u);
+  EXPECT_GT(r.timeouts, 0u);
+  const recovery_counts& rc = r.recovery;
+  EXPECT_GE(rc.abort_failures, 1u);
+  EXPECT_EQ(rc.recoveries, 1u);
+  EXPECT_EQ(rc.recovery_failures, 1u);
+  EXPECT_EQ(rc.queue_recreations, 0u);
+  // About: a timeout for the commands in flight, the Abort's admin timeout, two timeouts of
+  // waiting for the queue to let go of the slots.
+  EXPECT_LT(s, 3.0);
+  std::printf("  %llu read, %llu failed (%llu timeouts), %.2f s\n",
+              static_cast<unsigned long long>(r.read.ios),
+              static_cast<unsigned long long>(r.errors),
+              static_cast<unsigned long long>(r.timeouts), s);
 }
 
 }  // namespace

@@ -140,6 +140,10 @@ std::vector<thread_result> run_phase(
       // is submitted once its queue works again, or a timeout after it was deferred (the queue
       // did not come back: the command fails at once and counts).
       std::vector<std::uint32_t> deferred;
+      // Per SSD: a deferral on this thread's queue of it waited a whole timeout and the queue
+      // did not come back (its recovery failed): later I/Os for it fail at once, not after a
+      // timeout each, until the thread sees the queue work again.
+      std::vector<char> written_off(ph.ssd_count, 0);
 
       auto submit = [&](std::uint32_t s) {
         slot_state& st = slots[s];
@@ -164,7 +168,9 @@ std::vector<thread_result> run_phase(
           st.req = ph.next(t, ticket, index++, stream);
         }
         st.q = queues[st.req.ssd][t % pairs_per_ssd];
-        if (st.q.failed()) {
+        const bool failed = st.q.failed();
+        if (!failed) written_off[st.req.ssd] = 0;
+        if (failed && written_off[st.req.ssd] == 0) {
           st.deferred_ns = now_ns();
           deferred.push_back(s);
         } else {
@@ -178,10 +184,13 @@ std::vector<thread_result> run_phase(
         const std::uint64_t now = now_ns();
         for (std::size_t k = 0; k < deferred.size();) {
           const std::uint32_t s = deferred[k];
-          if (slots[s].q.failed() && now - slots[s].deferred_ns < ph.timeout_ns) {
+          const bool failed = slots[s].q.failed();
+          if (failed && now - slots[s].deferred_ns < ph.timeout_ns &&
+              written_off[slots[s].req.ssd] == 0) {
             ++k;
             continue;
           }
+          written_off[slots[s].req.ssd] = failed ? 1 : 0;
           deferred.erase(deferred.begin() + static_cast<std::ptrdiff_t>(k));
           submit(s);
           any = true;
