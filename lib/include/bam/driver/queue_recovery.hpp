@@ -97,8 +97,11 @@ class queue_recovery {
   void note(const std::string& msg);
 
   recovery_options opts_;
-  std::mutex pass_mutex_;     ///< one pass (or stop) at a time: the watched entries are its
-  mutable std::mutex mutex_;  ///< queues_ (the list) and last_failure_; never held in a pass
+  /// One pass (or stop) at a time: the watched entries belong to it. Never waits on a queue.
+  std::mutex pass_mutex_;
+  /// queues_ (the list) and last_failure_: held for a copy or an assignment only, never across
+  /// a queue's work, so watch(), counts() and last_failure() never wait for a pass.
+  mutable std::mutex mutex_;
   std::vector<std::unique_ptr<watched>> queues_;
   std::string last_failure_;
   struct atomic_counts {
