@@ -15,10 +15,12 @@
 #include <thread>
 #include <vector>
 
+#include "bam/dma.hpp"
 #include "bam/driver/controller_driver.hpp"
 #include "bam/driver/queue_recovery.hpp"
 #include "bam/emu/emulated_controller.hpp"
 #include "bam/nvme/commands.hpp"
+#include "bam/queue/held_commands.hpp"
 
 namespace {
 using namespace bam;
@@ -28,6 +30,29 @@ using clock_type = std::chrono::steady_clock;
 double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
+
+/// Waits (bounded by `limit`) until `done()` holds; true if it did.
+template <class Pred>
+bool eventually(Pred done, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+  const auto deadline = clock_type::now() + limit;
+  while (!done()) {
+    if (clock_type::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  return true;
+}
+
+/// The same memory as another allocator, but not the driver's: rings from it are "the owner's".
+class other_allocator final : public dma_allocator {
+ public:
+  explicit other_allocator(dma_allocator& base) : base_(&base) {}
+  dma_region allocate(std::size_t bytes) override { return base_->allocate(bytes); }
+  void free(dma_region& region) noexcept override { base_->free(region); }
+  std::uint32_t page_size_log2() const override { return base_->page_size_log2(); }
+
+ private:
+  dma_allocator* base_;
+};
 
 emu::controller_options options(double drop, bool abort_finds = true) {
   emu::controller_options o;
@@ -157,6 +182,7 @@ TEST(QueueRecovery, AbortGivesBackTheIdOfEveryDroppedCommand) {
   EXPECT_GT(rc.aborts_found, ids);
   EXPECT_GE(rc.aborts_sent, rc.aborts_found);
   EXPECT_EQ(rc.recovery_failures, 0u);
+  EXPECT_EQ(rc.recoveries, rc.queue_recreations);
   const queue_stats qs = r.pair.queue().stats();
   EXPECT_FALSE(qs.failed);
   EXPECT_EQ(qs.abandoned, 0u) << r.pair.queue().dump_state();
@@ -199,6 +225,7 @@ TEST(QueueRecovery, AbortThatFindsNothingRecreatesTheQueueAndLaterIoVerifies) {
   EXPECT_EQ(cs.aborted, 0u);
   EXPECT_GE(rc.queue_recreations, 1u);
   EXPECT_EQ(rc.recovery_failures, 0u) << r.rec.last_failure();
+  EXPECT_EQ(rc.recoveries, rc.queue_recreations) << "every episode ended in a recreation";
   EXPECT_GE(cs.aborted_by_sq_deletion + cs.discarded_completions, cs.injected_drops)
       << "every held command ended by a deletion";
   const queue_stats qs = r.pair.queue().stats();
@@ -245,6 +272,7 @@ TEST(QueueRecovery, AnAdminQueueThatDoesNotAnswerLeavesTheQueueFailedInBoundedTi
   EXPECT_EQ(rc.aborts_sent, 1u);
   EXPECT_EQ(rc.aborts_found, 0u);
   EXPECT_EQ(rc.abort_failures, 1u);
+  EXPECT_EQ(rc.recoveries, 1u);
   EXPECT_EQ(rc.queue_recreations, 0u);
   EXPECT_EQ(rc.recovery_failures, 1u);
   EXPECT_NE(rec.last_failure().find("got no completion within 50 ms"), std::string::npos)
@@ -254,6 +282,7 @@ TEST(QueueRecovery, AnAdminQueueThatDoesNotAnswerLeavesTheQueueFailedInBoundedTi
   EXPECT_EQ(q.submit(again, 20'000'000), q.no_cid);
   rec.pass();  // a dead queue is left alone
   EXPECT_EQ(rec.counts().recovery_failures, 1u);
+  EXPECT_EQ(rec.counts().recoveries, 1u);
   EXPECT_LT(seconds_since(t0), 5.0);
 
   // The driver's own admin commands are bounded the same way, with a clear message.
@@ -314,6 +343,217 @@ TEST(QueueRecovery, QuiesceWaitsForEveryHandedOutIdToBeWaitedFor) {
   EXPECT_EQ(ctrl.stats().aborted_by_sq_deletion, 2u);
   EXPECT_EQ(pair.queue().stats().resets, 1u);
   EXPECT_EQ(pair.queue().stats().submitted, 2u) << "statistics carried over the reset";
+}
+
+// A pair whose rings its owner allocated cannot be zeroed and recreated by the watchdog (and its
+// users may be GPU threads, which the quiesce cannot count): watch() refuses it, naming why.
+TEST(QueueRecovery, WatchRefusesAPairWhoseRingsItsOwnerAllocated) {
+  emu::emulated_controller ctrl(options(0));
+  ctrl.start();
+  controller_driver drv(ctrl.bar(), ctrl.allocator());
+  other_allocator rings(ctrl.allocator());
+  io_queue_pair owned = drv.create_io_queue_pair(16, rings);
+  io_queue_pair ours = drv.create_io_queue_pair(16);
+  queue_recovery rec(recovery_options{20'000'000, 500, 0.25});
+  try {
+    rec.watch(drv, owned);
+    ADD_FAILURE() << "a pair with the owner's rings was accepted";
+  } catch (const std::invalid_argument& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("queue " + std::to_string(owned.qid())), std::string::npos) << m;
+    EXPECT_NE(m.find("rings"), std::string::npos) << m;
+    EXPECT_NE(m.find("cannot recreate"), std::string::npos) << m;
+  }
+  io_queue_pair empty;
+  EXPECT_THROW(rec.watch(drv, empty), std::invalid_argument);
+  rec.watch(drv, ours);  // the driver's rings: accepted
+  rec.pass();
+  EXPECT_EQ(rec.counts().queue_recreations, 0u);
+}
+
+// One queue whose recovery waits for a thread that holds one of its IDs does not hold up the
+// watchdog's work on another queue: the other queue's timed-out command is aborted (its ID
+// given back) at once, and the stuck queue is recovered as soon as the thread lets go; the
+// episode is counted once (one recreation, no failure), however many passes it took.
+TEST(QueueRecovery, AQueueWaitingForItsThreadsDoesNotHoldUpAnother) {
+  constexpr std::uint64_t timeout = 300'000'000;  // 300 ms
+  emu::emulated_controller ctrl(options(1.0));    // every I/O dropped: only Aborts end them
+  ctrl.start();
+  controller_driver drv(ctrl.bar(), ctrl.allocator());
+  io_queue_pair a = drv.create_io_queue_pair(16);
+  io_queue_pair b = drv.create_io_queue_pair(16);
+  queue_recovery rec(recovery_options{timeout, 500, 0.25});
+  rec.watch(drv, a);  // first: an old watchdog looked at it first on every pass
+  rec.watch(drv, b);
+  dma_buffer buf(ctrl.allocator(), 8192);
+  rec.start();
+
+  // A thread holds an ID of queue a without waiting for it; a fails: its recovery waits.
+  const auto qa = a.ref();
+  nvme::command ca_cmd = nvme::read(1, 0, 1, {buf.bus_address(), 0});
+  const std::uint16_t ca = qa.submit(ca_cmd);
+  ASSERT_NE(ca, qa.no_cid);
+  const auto failed_at = clock_type::now();
+  qa.fail();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the watchdog is at it
+
+  // Meanwhile queue b: a command times out; the watchdog's Abort gives its ID back.
+  const auto qb = b.ref();
+  nvme::command cb_cmd = nvme::read(1, 1, 1, {buf.bus_address() + 4096, 0});
+  const std::uint16_t cb = qb.submit(cb_cmd);
+  ASSERT_NE(cb, qb.no_cid);
+  EXPECT_EQ(qb.wait_for(cb, 10'000'000).status(), sc::host_timeout);
+  const auto timed_out_at = clock_type::now();
+  ASSERT_TRUE(eventually([&] { return !qb.abandoned(cb); }));
+  const double abort_s = seconds_since(timed_out_at);
+  EXPECT_LT(abort_s, 0.1) << "queue b's Abort waited for queue a's threads";
+  EXPECT_EQ(rec.counts().aborts_found, 1u);
+  EXPECT_TRUE(qa.failed()) << "a is recovered only once its thread lets go";
+
+  // The thread holds on past a timeout, then waits: Host Queue Failed at once, and a recovers.
+  std::this_thread::sleep_until(failed_at + std::chrono::nanoseconds(timeout * 3 / 2));
+  EXPECT_TRUE(qa.failed());
+  EXPECT_EQ(qa.wait_for(ca, 0).status(), sc::host_queue_failed);
+  ASSERT_TRUE(eventually([&] { return !qa.failed(); }));
+  rec.stop();
+  const recovery_counts rc = rec.counts();
+  EXPECT_EQ(rc.recoveries, 1u);
+  EXPECT_EQ(rc.queue_recreations, 1u);
+  EXPECT_EQ(rc.recovery_failures, 0u) << "one episode, which ended in a recreation";
+  EXPECT_NE(rec.last_failure().find("queue " + std::to_string(a.qid()) +
+                                    ": threads still used it 300 ms after it failed"),
+            std::string::npos)
+      << rec.last_failure();
+  EXPECT_EQ(a.queue().stats().resets, 1u);
+  EXPECT_EQ(b.queue().stats().resets, 0u);
+  std::printf("  queue b's Abort %.1f ms after its timeout while queue a waited\n", abort_s * 1e3);
+}
+
+// The late completion of a command whose wait gave up frees its buffer (abandoned() turns
+// false) but not its command ID: the ID stays reserved until the watchdog clears it. Otherwise a
+// new command could take the ID between the watchdog's look and its Abort, and the Abort meant
+// for the old command would abort the new one.
+TEST(QueueRecovery, ALateCompletionsIdStaysReservedUntilTheWatchdogClearsIt) {
+  emu::controller_options o = options(0);
+  o.faults.delay_fraction = 1.0;
+  o.faults.delay_ns = 60'000'000;  // 60 ms: after the 5 ms wait gave up
+  emu::emulated_controller ctrl(o);
+  ctrl.start();
+  controller_driver drv(ctrl.bar(), ctrl.allocator());
+  io_queue_pair pair = drv.create_io_queue_pair(16);
+  queue_recovery rec(recovery_options{1'000'000'000, 500, 0.25});
+  rec.watch(drv, pair);  // not started: the test makes its passes
+  dma_buffer buf(ctrl.allocator(), 4096);
+  const auto q = pair.ref();
+  nvme::command cmd = nvme::read(1, 3, 1, {buf.bus_address(), 0});
+  const std::uint16_t cid = q.submit(cmd);
+  ASSERT_NE(cid, q.no_cid);
+  EXPECT_EQ(q.wait_for(cid, 5'000'000).status(), sc::host_timeout);
+  EXPECT_TRUE(q.abandoned(cid));
+  // The late completion arrives and is passed (here by the queue's owner; any waiter would).
+  ASSERT_TRUE(eventually([&] {
+    (void)q.poll();
+    return !q.abandoned(cid);
+  }));
+  EXPECT_EQ(pair.queue().stats().late_completions, 1u);
+  const std::string held = pair.queue().dump_state();
+  EXPECT_NE(held.find("command IDs in use: 1"), std::string::npos)
+      << "the ID was free for a new command before the watchdog saw it:\n"
+      << held;
+  EXPECT_EQ(pair.queue().stats().abandoned, 1u);
+  rec.pass();  // clears it, and sends no Abort: the command is gone
+  const std::string after = pair.queue().dump_state();
+  EXPECT_NE(after.find("command IDs in use: 0"), std::string::npos) << after;
+  EXPECT_EQ(pair.queue().stats().abandoned, 0u);
+  EXPECT_EQ(rec.counts().aborts_sent, 0u);
+  EXPECT_EQ(ctrl.stats().aborted, 0u);
+  // And the queue goes on: the next command completes (late) and frees its ID itself.
+  nvme::command again = nvme::read(1, 4, 1, {buf.bus_address(), 0});
+  EXPECT_TRUE(q.submit_and_wait(again, 2'000'000'000).status().ok());
+  EXPECT_NE(pair.queue().dump_state().find("command IDs in use: 0"), std::string::npos);
+}
+
+// A thread that unwinds (an exception) between submit and wait. Its IDs count as users of the
+// queue until waited for: without a guard they count for ever and the failed queue is never
+// recreated. held_commands abandons them as the thread unwinds: the watchdog recreates the queue
+// at its next pass (the deletion ends the held commands).
+TEST(QueueRecovery, AThreadThatThrowsWithCommandsInFlightDoesNotKeepItsQueueFailed) {
+  emu::emulated_controller ctrl(options(1.0, false));  // nothing completes, Aborts find nothing
+  ctrl.start();
+  controller_driver drv(ctrl.bar(), ctrl.allocator());
+  io_queue_pair pair = drv.create_io_queue_pair(16);
+  queue_recovery rec(recovery_options{100'000'000, 500, 0.25});
+  rec.watch(drv, pair);  // not started: the test makes its passes
+  dma_buffer buf(ctrl.allocator(), 3 * 4096);
+  const auto q = pair.ref();
+  auto read = [&](std::uint32_t k) {
+    return nvme::read(1, k, 1, {buf.bus_address() + k * 4096, 0});
+  };
+
+  // Unguarded, as a thread did before: the IDs it never waited for keep the queue failed.
+  std::vector<std::uint16_t> leaked;
+  std::thread([&] {
+    try {
+      for (std::uint32_t k = 0; k < 3; ++k) {
+        nvme::command c = read(k);
+        leaked.push_back(q.submit(c));
+      }
+      throw std::runtime_error("the application failed");
+    } catch (const std::runtime_error&) {
+    }
+  }).join();
+  q.fail();
+  rec.pass();
+  rec.pass();
+  EXPECT_EQ(rec.counts().recoveries, 1u);
+  EXPECT_EQ(rec.counts().queue_recreations, 0u) << "recreated while IDs were handed out";
+  EXPECT_TRUE(q.failed());
+  for (const std::uint16_t cid : leaked)  // what the guard does, by hand
+    q.abandon(cid);
+  rec.pass();
+  EXPECT_EQ(rec.counts().queue_recreations, 1u);
+  EXPECT_FALSE(q.failed());
+  EXPECT_EQ(ctrl.stats().aborted_by_sq_deletion, 3u);
+
+  // Guarded: the same thread leaves nothing behind.
+  std::vector<std::uint16_t> cids;
+  std::thread([&] {
+    try {
+      held_commands<> held(4);
+      for (std::uint32_t k = 0; k < 3; ++k) {
+        nvme::command c = read(k);
+        cids.push_back(held.submit(k, q, c));
+        ASSERT_NE(cids.back(), q.no_cid);
+      }
+      EXPECT_TRUE(held.holds(2));
+      EXPECT_FALSE(held.holds(3));
+      throw std::runtime_error("the application failed");
+    } catch (const std::runtime_error&) {
+    }
+  }).join();
+  ASSERT_EQ(cids.size(), 3u);
+  for (const std::uint16_t cid : cids)  // still with the controller: their memory is not free
+    EXPECT_TRUE(q.abandoned(cid));
+  EXPECT_EQ(pair.queue().stats().abandoned, 3u);
+  q.fail();
+  rec.pass();
+  EXPECT_EQ(rec.counts().recoveries, 2u);
+  EXPECT_EQ(rec.counts().queue_recreations, 2u);
+  EXPECT_FALSE(q.failed());
+  for (const std::uint16_t cid : cids)
+    EXPECT_FALSE(q.abandoned(cid));
+  EXPECT_EQ(ctrl.stats().aborted_by_sq_deletion, 6u);
+  EXPECT_EQ(rec.counts().recovery_failures, 0u);
+
+  // A slot is one command at a time; an empty slot's wait reports a failed queue at once.
+  held_commands<> h(2);
+  nvme::command c0 = read(0);
+  ASSERT_NE(h.submit(0, q, c0), q.no_cid);
+  nvme::command c1 = read(1);
+  EXPECT_THROW(h.submit(0, q, c1), std::logic_error);
+  EXPECT_EQ(h.wait_for(1, 0).status(), sc::host_queue_failed);
+  EXPECT_EQ(h.wait_for(0, 1'000'000).status(), sc::host_timeout);  // dropped
+  EXPECT_EQ(h.abandon_all(), 0u);
 }
 
 }  // namespace

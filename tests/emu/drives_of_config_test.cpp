@@ -70,6 +70,17 @@ TEST(DrivesOfConfig, ProtocolHardwareAddsAnOrderingQueuePerSsdAndTheEngineServes
   const emu::gpu::drives_config dc = emu::gpu::drives_config_of(c);
   EXPECT_TRUE(dc.ordering_queues);
   EXPECT_EQ(dc.queues_per_drive, 128u);  // the application's
+  // The ordering reads wait as long as every other wait of the run: queues.timeout_ms, or its
+  // automatic value (30 s without faults, 1 s + the longest delay with them).
+  EXPECT_EQ(dc.ordering_timeout_ns, 30'000'000'000u);
+  EXPECT_EQ(dc.ordering_timeout_ns, command_timeout_ns(c));
+  run_config timed = c;
+  timed.queues.timeout_ms = 250;
+  EXPECT_EQ(emu::gpu::drives_config_of(timed).ordering_timeout_ns, 250'000'000u);
+  timed.queues.timeout_ms = 0;
+  timed.storage.faults.delay_fraction = 0.1;
+  timed.storage.faults.delay_us = 5000;
+  EXPECT_EQ(emu::gpu::drives_config_of(timed).ordering_timeout_ns, 1'005'000'000u);
   EXPECT_EQ(dc.engine_queues(), 516u);
   // 516 queues need 17 warps: 2 blocks of 8 no longer do.
   c.gpu.engine_blocks = 2;

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -161,6 +162,7 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
   cfg.engine_blocks = 16;
   cfg.engine_warps_per_block = 16;
   cfg.ordering_queues = hardware;
+  cfg.ordering_timeout_ns = 7'000'000'000;  // a run's queues.timeout_ms (command_timeout_ns)
   uint4* buffers = nullptr;
   counters* c = nullptr;
   CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
@@ -172,6 +174,8 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
     preload_integrity<storage_protocol::emulator>();
   {
     bam::emu::gpu::emulated_drives drives(cfg);
+    // The ordering reads wait as long as the run's other waits (queues.timeout_ms).
+    if (hardware) EXPECT_EQ(drives.hardware_ref().ordering_parameters().timeout_ns, 7'000'000'000u);
     drives.start();
     cudaStream_t s;
     CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -270,6 +274,27 @@ void fill_media_gen0(bam::emu::gpu::emulated_drives& drives, std::uint64_t lbas)
   for (std::uint64_t g = 0; g < lbas; ++g)
     for (std::uint32_t w = 0; w < 32; ++w)
       m[g * 32 + w] = stamp(g, 0, w);
+}
+
+// The ordering reads' timeout comes from the run's config (drives_config_of: command_timeout_ns);
+// a set of drives with ordering queues and no timeout is a caller's bug, refused before any GPU
+// work (so this runs without a GPU too).
+TEST(GpuDrives, OrderingQueuesWithoutATimeoutAreRefused) {
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 10;
+  cfg.drives.push_back(dc);
+  cfg.queues_per_drive = 1;
+  cfg.queue_entries = 64;
+  cfg.engine_blocks = 1;
+  cfg.engine_warps_per_block = 1;
+  cfg.ordering_queues = true;
+  try {
+    bam::emu::gpu::emulated_drives drives(cfg);
+    ADD_FAILURE() << "ordering queues without a timeout were accepted";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("ordering_timeout_ns"), std::string::npos) << e.what();
+  }
 }
 
 TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {

@@ -39,7 +39,8 @@ __global__ void read_then_order(bam::emu::gpu::drives_ref v, bam::ordering_state
       v, 0, t % v.queues_per_ssd(), false, t % v.lbas(), 1, buffers + std::size_t{t} * 512, 0);
   if (!done.status().ok()) atomicAdd(&c->bad_status, 1ull);
   // One extra read shared by all threads queued behind the lock (queue 0 of drive 0).
-  const bam::ordering_read_ref<bam::device_doorbell> order(st, v.queue(0, 0), scratch, 1, 0, 1);
+  const bam::ordering_read_ref<bam::device_doorbell> order(st, v.queue(0, 0), scratch, 1, 0, 1,
+                                                           30'000'000'000);
   order.after_completion();
   atomicAdd(&c->returned, 1ull);
 }
@@ -181,6 +182,7 @@ TEST(KmodGpuQueues, GpuThreadsReadWhatTheHostWroteThroughGpuRings) {
     qo.pairs = 4;
     qo.entries = 256;
     qo.ordering_read = ordering;
+    qo.ordering_timeout_ns = 30'000'000'000;  // a run's command_timeout_ns
     bam::kmod_gpu_queues q(ctrl, qo);
     bam::dma_buffer data(q.gpu_allocator(), std::size_t{threads} * 4096);
     std::vector<std::uint64_t> bus(threads);

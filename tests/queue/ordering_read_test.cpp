@@ -21,6 +21,8 @@ struct fixture {
   io_queue_pair qp = drv.create_io_queue_pair(64);
   dma_buffer scratch{ctrl.allocator(), 4096};
   ordering_state state{};
+  /// The ordering reads' timeout (a run's is command_timeout_ns: 30 s without faults).
+  static constexpr std::uint64_t timeout_ns = 30'000'000'000;
 
   static emu::controller_options options() {
     emu::controller_options o;
@@ -30,7 +32,8 @@ struct fixture {
     return o;
   }
   ordering_read_ref<memory_doorbell> policy() {
-    return ordering_read_ref<memory_doorbell>(&state, qp.ref(), scratch.bus_address(), 1, 7);
+    return ordering_read_ref<memory_doorbell>(&state, qp.ref(), scratch.bus_address(), 1, 7, 1,
+                                              timeout_ns);
   }
   std::uint64_t reads_served() const {
     return ctrl.stats().io_commands[static_cast<int>(nvme::nvm_opcode::read)];
@@ -110,7 +113,7 @@ TEST(OrderingRead, AFailedReadStillCoversAndIsCounted) {
   fixture f;
   // LBA beyond the namespace: the controller fetches the command and fails it.
   const ordering_read_ref<memory_doorbell> p(&f.state, f.qp.ref(), f.scratch.bus_address(), 1,
-                                             1u << 20);
+                                             1u << 20, 1, fixture::timeout_ns);
   EXPECT_TRUE(p.after_completion()) << "a completion, even an error, proves the fetch";
   EXPECT_EQ(f.load(f.state.reads), 1u);
   EXPECT_EQ(f.load(f.state.errors), 1u);

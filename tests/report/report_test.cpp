@@ -221,6 +221,47 @@ TEST(FioReport, FailedIosShowInEveryReport) {
   EXPECT_EQ(fio_jsonplus(in)["jobs"][0]["error"], 1);
 }
 
+// The host queues' recovery in episodes: how many queues failed, how each episode ended, and how
+// long a recreation took; in the JSON and the summary line. Nothing when there was none.
+TEST(FioReport, RecoveryIsReportedInEpisodes) {
+  fixture f;
+  std::ostringstream quiet;
+  print_summary(quiet, f.inputs());
+  EXPECT_EQ(quiet.str().find("queue recovery"), std::string::npos) << quiet.str();
+  f.result.recovery.aborts_sent = 9;
+  f.result.recovery.aborts_found = 6;
+  f.result.recovery.abort_failures = 1;
+  f.result.recovery.recoveries = 3;
+  f.result.recovery.queue_recreations = 2;
+  f.result.recovery.recovery_failures = 1;
+  f.result.recovery.recovery_ns = 3'000'000;  // 1.5 ms per recreation
+  const json doc = fio_jsonplus(f.inputs());
+  const json& rec = doc["bamkit"]["io_errors"]["recovery"];
+  EXPECT_EQ(rec["aborts_sent"], 9u);
+  EXPECT_EQ(rec["aborts_found"], 6u);
+  EXPECT_EQ(rec["abort_failures"], 1u);
+  EXPECT_EQ(rec["recoveries"], 3u);
+  EXPECT_EQ(rec["queue_recreations"], 2u);
+  EXPECT_EQ(rec["recovery_failures"], 1u);
+  EXPECT_DOUBLE_EQ(rec["recovery_ms"].get<double>(), 3.0);
+  std::ostringstream summary;
+  print_summary(summary, f.inputs());
+  EXPECT_NE(summary.str().find("queue recovery: 9 Aborts sent (6 found the command, 1 "
+                               "unanswered); 3 failed queues: 2 recreated (1.5 ms after they "
+                               "failed, on average), 1 left failed"),
+            std::string::npos)
+      << summary.str();
+  // Counted since a snapshot, episodes too.
+  recovery_counts before;
+  before.recoveries = 1;
+  before.queue_recreations = 1;
+  before.recovery_ns = 1'000'000;
+  const recovery_counts d = f.result.recovery.since(before);
+  EXPECT_EQ(d.recoveries, 2u);
+  EXPECT_EQ(d.queue_recreations, 1u);
+  EXPECT_EQ(d.recovery_ns, 2'000'000u);
+}
+
 TEST(FioReport, CsvAppendsRowsUnderOneHeader) {
   fixture f;
   const auto path = std::filesystem::temp_directory_path() / "bamkit-report-test.csv";

@@ -21,6 +21,7 @@
 #include "bam/nvme/names.hpp"
 #include "bam/nvme/prp.hpp"
 #include "bam/queue/doorbell.hpp"
+#include "bam/queue/held_commands.hpp"
 #include "cpu_threads.hpp"
 
 namespace bam::tools {
@@ -108,8 +109,15 @@ std::vector<thread_result> run_phase(
   auto body = [&](std::uint32_t t) {
     thread_result& res = results[t];
     res.per_ssd.assign(ph.ssd_count, 0);
+    std::vector<slot_memory> mem;
+    // The commands submitted and not yet waited for: abandoned if the thread unwinds, so that
+    // its queues' user counts drop and their recovery can go on (declared after `mem`, which
+    // must outlive what the controller may still write: see the end of the body).
+    held_commands<Doorbell> held(ph.outstanding);
+    // Slots whose command timed out: the controller may still complete it and move data into
+    // the slot, so it is reused only once the queue no longer holds the command's ID for it.
+    std::vector<std::uint32_t> quarantined;
     try {
-      std::vector<slot_memory> mem;
       mem.reserve(ssds.size());
       for (const queue_ssd& s : ssds)
         mem.emplace_back(*s.data_allocator, ph.outstanding, ph.io_size);
@@ -121,21 +129,24 @@ std::vector<thread_result> run_phase(
         std::uint16_t cid = 0;
         std::uint64_t submit_ns = 0;
         queue_pair_ref<Doorbell> q;
-        std::uint32_t tries = 0;  ///< failed attempts of req so far
+        std::uint32_t tries = 0;        ///< failed attempts of req so far
+        std::uint64_t deferred_ns = 0;  ///< when it was deferred (its queue had failed)
+        nvme::status last{};            ///< the status of its last failed attempt
       };
       std::vector<slot_state> slots(ph.outstanding);
       std::deque<std::uint32_t> fifo;
-      // Slots whose command timed out: the controller may still complete it and move data into
-      // the slot, so it is reused only once the queue no longer holds the command's ID for it.
-      std::vector<std::uint32_t> quarantined;
+      // Slots whose request waits for its queue to come back from a failure (its recovery):
+      // the thread holds nothing of that queue meanwhile, so the recovery can quiesce it. Each
+      // is submitted once its queue works again, or a timeout after it was deferred (the queue
+      // did not come back: the command fails at once and counts).
+      std::vector<std::uint32_t> deferred;
+      // Per SSD: a deferral on this thread's queue of it waited a whole timeout and the queue
+      // did not come back (its recovery failed): later I/Os for it fail at once, not after a
+      // timeout each, until the thread sees the queue work again.
+      std::vector<char> written_off(ph.ssd_count, 0);
 
-      auto issue = [&](std::uint32_t s) -> bool {
+      auto submit = [&](std::uint32_t s) {
         slot_state& st = slots[s];
-        if (st.tries == 0) {  // else: st.req again, after a failure
-          std::uint64_t ticket = 0;
-          if (!gate.claim(&ticket)) return false;
-          st.req = ph.next(t, ticket, index++, stream);
-        }
         const std::uint64_t slba = st.req.offset / ph.lba_size;
         if (!st.req.read) {
           fill_pattern(mem[st.req.ssd].slot(s), ph.lba_size, pattern_seed, st.req.ssd, slba, nlb);
@@ -143,11 +154,48 @@ std::vector<thread_result> run_phase(
         const nvme::prp_pair prp = mem[st.req.ssd].prps(s, ph.io_size);
         nvme::command cmd =
             st.req.read ? nvme::read(1, slba, nlb, prp) : nvme::write(1, slba, nlb, prp);
-        st.q = queues[st.req.ssd][t % pairs_per_ssd];
         st.submit_ns = now_ns();
-        st.cid = st.q.submit(cmd);
+        st.cid = held.submit(s, st.q, cmd);
         fifo.push_back(s);
+      };
+      // A new request for slot s (tries == 0; false once the run's I/Os are all taken) or the
+      // same again (after a failure); deferred while its queue is failed.
+      auto issue = [&](std::uint32_t s) -> bool {
+        slot_state& st = slots[s];
+        if (st.tries == 0) {
+          std::uint64_t ticket = 0;
+          if (!gate.claim(&ticket)) return false;
+          st.req = ph.next(t, ticket, index++, stream);
+        }
+        st.q = queues[st.req.ssd][t % pairs_per_ssd];
+        const bool failed = st.q.failed();
+        if (!failed) written_off[st.req.ssd] = 0;
+        if (failed && written_off[st.req.ssd] == 0) {
+          st.deferred_ns = now_ns();
+          deferred.push_back(s);
+        } else {
+          submit(s);
+        }
         return true;
+      };
+      /// Submits the deferred slots whose queue works again (or waited a timeout); true if any.
+      auto resume = [&]() {
+        bool any = false;
+        const std::uint64_t now = now_ns();
+        for (std::size_t k = 0; k < deferred.size();) {
+          const std::uint32_t s = deferred[k];
+          const bool failed = slots[s].q.failed();
+          if (failed && now - slots[s].deferred_ns < ph.timeout_ns &&
+              written_off[slots[s].req.ssd] == 0) {
+            ++k;
+            continue;
+          }
+          written_off[slots[s].req.ssd] = failed ? 1 : 0;
+          deferred.erase(deferred.begin() + static_cast<std::ptrdiff_t>(k));
+          submit(s);
+          any = true;
+        }
+        return any;
       };
       /// Issues again the quarantined slots the queue has let go of; true if any was.
       auto release = [&]() {
@@ -172,25 +220,54 @@ std::vector<thread_result> run_phase(
       for (std::uint32_t s = 0; s < ph.outstanding; ++s) {
         if (!issue(s)) break;
       }
-      while (!fifo.empty()) {
+      std::uint64_t idle_since = 0;  // nothing in flight, only quarantined or deferred slots
+      while (!fifo.empty() || !deferred.empty() || !quarantined.empty()) {
+        if (!quarantined.empty()) release();
+        if (!deferred.empty()) resume();
+        if (fifo.empty()) {
+          // Nothing in flight: the thread holds no command, so it may wait here for its queues'
+          // recovery (deferred slots) and for the queues to let go of quarantined slots (the
+          // watchdog gives an abandoned ID back within about a timeout: an Abort, else the
+          // queue's recreation). What is still quarantined two timeouts later is given up: a
+          // failed I/O if it was to be tried again (the thread ends, bounded).
+          const std::uint64_t now = now_ns();
+          if (idle_since == 0) idle_since = now;
+          if (deferred.empty() && now - idle_since >= 2 * ph.timeout_ns) {
+            for (const std::uint32_t s : quarantined) {
+              const slot_state& st = slots[s];
+              if (st.tries == 0) continue;  // its failure is counted already
+              res.io_failed(st.req.read ? res.read : res.write,
+                            std::string(nvme::status_name(st.last)),
+                            st.last == nvme::sc::host_timeout,
+                            fmt::format("{} of SSD {} at byte {} failed: {}; not tried again: its "
+                                        "queue still held the command",
+                                        st.req.read ? "read" : "write", st.req.ssd, st.req.offset,
+                                        nvme::describe(st.last)));
+            }
+            break;
+          }
+          std::this_thread::sleep_for(std::chrono::microseconds(50));
+          continue;
+        }
+        idle_since = 0;
         const std::uint32_t s = fifo.front();
         fifo.pop_front();
         slot_state& st = slots[s];
-        const nvme::completion cqe = st.q.wait_for(st.cid, ph.timeout_ns);
+        const nvme::completion cqe = held.wait_for(s, ph.timeout_ns);
         const std::uint64_t end = now_ns();
         direction_result& d = st.req.read ? res.read : res.write;
         const nvme::status status = cqe.status();
         // A wait that gave up (a timeout, or a failed queue) may leave the command with the
         // controller: the slot waits in quarantine while the queue holds the command's ID.
-        const bool held = !status.ok() && st.q.abandoned(st.cid);
+        const bool quarantine = !status.ok() && st.q.abandoned(st.cid);
         if (!status.ok()) {
+          st.last = status;
           if (st.tries < ph.retries) {
-            // Issued again (once the queue let go of the slot, if it holds it), after the
-            // queue's recovery if it is under way: at most a timeout.
+            // Issued again once the queue let go of the slot (if it holds it), and once the
+            // queue works again (deferred, if its recovery is under way). The thread never
+            // waits for that here: it goes on with its other commands, whose waits end at once
+            // on a failed queue, so it holds nothing the recovery would wait for.
             ++st.tries;
-            const std::uint64_t deadline = now_ns() + ph.timeout_ns;
-            while (st.q.failed() && now_ns() < deadline)
-              std::this_thread::sleep_for(std::chrono::microseconds(100));
           } else {
             st.tries = 0;
             res.io_failed(
@@ -198,7 +275,7 @@ std::vector<thread_result> run_phase(
                 fmt::format("{} of SSD {} at byte {} failed: {}", st.req.read ? "read" : "write",
                             st.req.ssd, st.req.offset, nvme::describe(status)));
           }
-          if (held) quarantined.push_back(s);
+          if (quarantine) quarantined.push_back(s);
         } else {
           st.tries = 0;
           d.lat.add(end - st.submit_ns);
@@ -213,21 +290,16 @@ std::vector<thread_result> run_phase(
         }
         res.end_ns = end;
         if (ph.progress) ph.progress->fetch_add(1, std::memory_order_relaxed);
-        if (!quarantined.empty()) release();
-        if (!held) issue(s);
-        // Only quarantined slots left: wait for the queue to let go of them, at most another
-        // timeout; what is still held then is given up (the thread ends, bounded).
-        if (fifo.empty() && !quarantined.empty()) {
-          const std::uint64_t deadline = now_ns() + ph.timeout_ns;
-          while (!release() && now_ns() < deadline)
-            std::this_thread::yield();
-        }
+        if (!quarantine) issue(s);
       }
-      if (!quarantined.empty() && ph.graveyard != nullptr) ph.graveyard->keep(std::move(mem));
     } catch (const std::exception& e) {
       res.error = e.what();
       gate.arrive();
     }
+    // Commands never waited for (the thread unwound) are abandoned now; their memory, like the
+    // quarantined slots', may still be written by a controller: kept until the queue pairs go.
+    if ((held.abandon_all() != 0 || !quarantined.empty()) && ph.graveyard != nullptr)
+      ph.graveyard->keep(std::move(mem));
   };
   gate.run(ph.threads, ph.duration_s, body);
   return results;
@@ -286,6 +358,15 @@ run_result run_queue_workload(const run_config& c, const run_hooks& hooks,
       if (!r.first_io_error.empty()) throw std::runtime_error("verify fill: " + r.first_io_error);
     }
     stats["verify_fill_s"] = double(now_ns() - t0) / 1e9;
+    // The fill's recoveries (the report's are the measured phase's): its dropped writes were
+    // written again after them.
+    const recovery_counts f = recovery.counts();
+    stats["verify_fill_recovery"] = {{"aborts_sent", f.aborts_sent},
+                                     {"aborts_found", f.aborts_found},
+                                     {"recoveries", f.recoveries},
+                                     {"queue_recreations", f.queue_recreations},
+                                     {"recovery_failures", f.recovery_failures},
+                                     {"recovery_ms", static_cast<double>(f.recovery_ns) / 1e6}};
   }
   const recovery_counts recovery_before = recovery.counts();
   std::vector<queue_stats> before;

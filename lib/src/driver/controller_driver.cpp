@@ -409,4 +409,15 @@ bool io_queue_pair::recover(std::uint64_t quiesce_timeout_ns) {
   return true;
 }
 
+bool io_queue_pair::try_recover() {
+  if (!core_) throw std::logic_error("io_queue_pair: recover on an empty pair");
+  if (!host_rings_)
+    throw std::logic_error("io_queue_pair: recover of a pair whose rings its owner allocated");
+  if (!queue_->try_quiesce()) return false;
+  if (live_) delete_queues();
+  create_queues();
+  queue_->reset();
+  return true;
+}
+
 }  // namespace bam

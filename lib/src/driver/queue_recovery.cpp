@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <exception>
+#include <stdexcept>
 
 #include "bam/detail/atomic.hpp"
 #include "bam/detail/clock.hpp"
@@ -32,10 +33,20 @@ queue_recovery::~queue_recovery() {
 }
 
 void queue_recovery::watch(controller_driver& driver, io_queue_pair& pair) {
+  if (!pair.valid()) throw std::invalid_argument("queue_recovery::watch: an empty io_queue_pair");
+  if (!pair.driver_rings()) {
+    throw std::invalid_argument(fmt::format(
+        "queue_recovery::watch: queue {}'s rings were allocated by its owner "
+        "(create_io_queue_pair with a rings allocator): the watchdog cannot recreate it (it "
+        "zeroes and reuses the driver's rings, and counts only host threads); recover such a "
+        "queue through its owner",
+        pair.qid()));
+  }
+  auto w = std::make_unique<watched>();
+  w->driver = &driver;
+  w->pair = &pair;
+  pair.ref().set_owner_reclaims(true);
   std::lock_guard lock(mutex_);
-  watched w;
-  w.driver = &driver;
-  w.pair = &pair;
   queues_.push_back(std::move(w));
 }
 
@@ -53,12 +64,33 @@ void queue_recovery::start() {
 void queue_recovery::stop() {
   stop_.store(true, std::memory_order_release);
   if (thread_.joinable()) thread_.join();
+  std::lock_guard pass_lock(pass_mutex_);
+  std::vector<std::unique_ptr<watched>> ended;
+  {
+    std::lock_guard lock(mutex_);
+    ended.swap(queues_);
+  }
+  for (const auto& w : ended) {
+    if (w->recovering) {
+      counts_.recovery_failures.fetch_add(1);
+      note(fmt::format("queue {}: left failed: threads still used it when the watchdog stopped",
+                       w->pair->qid()));
+    }
+    if (w->pair->valid()) w->pair->ref().set_owner_reclaims(false);
+  }
 }
 
 void queue_recovery::pass() {
-  std::lock_guard lock(mutex_);
-  for (watched& w : queues_)
-    look(w);
+  std::lock_guard pass_lock(pass_mutex_);
+  std::vector<watched*> list;
+  {
+    std::lock_guard lock(mutex_);
+    list.reserve(queues_.size());
+    for (const auto& w : queues_)
+      list.push_back(w.get());
+  }
+  for (watched* w : list)
+    look(*w);
 }
 
 recovery_counts queue_recovery::counts() const {
@@ -66,8 +98,10 @@ recovery_counts queue_recovery::counts() const {
   c.aborts_sent = counts_.aborts_sent.load();
   c.aborts_found = counts_.aborts_found.load();
   c.abort_failures = counts_.abort_failures.load();
+  c.recoveries = counts_.recoveries.load();
   c.queue_recreations = counts_.queue_recreations.load();
   c.recovery_failures = counts_.recovery_failures.load();
+  c.recovery_ns = counts_.recovery_ns.load();
   return c;
 }
 
@@ -76,27 +110,31 @@ std::string queue_recovery::last_failure() const {
   return last_failure_;
 }
 
-void queue_recovery::fail_note(const std::string& msg) {
-  counts_.recovery_failures.fetch_add(1);
+void queue_recovery::note(const std::string& msg) {
+  std::lock_guard lock(mutex_);
   last_failure_ = msg;
 }
 
 void queue_recovery::look(watched& w) {
   if (w.dead || !w.pair->valid()) return;
+  if (w.recovering) {
+    try_recover(w);
+    return;
+  }
   const queue_pointers& p = w.pair->queue().pointers();
   const auto q = w.pair->ref();
   const std::uint32_t abandoned =
       device_atomic_ref<std::uint32_t>(p.counters->abandoned).load(relaxed);
   if (q.failed() || abandoned > static_cast<double>(p.cid_count) * opts_.abandoned_limit) {
-    recover(w);
+    begin_recovery(w);
     return;
   }
   if (abandoned == 0 && w.pending.empty()) return;
 
-  // Late completions first: what they free needs no Abort.
+  // Late completions first: what they free needs no Abort. An ID abandoned now stays so (or
+  // reserved) until this thread reclaims it: the Aborts below name no other command.
   poll(*w.driver, *w.pair);
-  for (auto it = w.pending.begin(); it != w.pending.end();)
-    it = q.abandoned(it->first) ? std::next(it) : w.pending.erase(it);
+  reclaim(w);
 
   bool sent = false;
   if (abandoned != 0) {
@@ -128,10 +166,24 @@ void queue_recovery::look(watched& w) {
     }
   }
   if (q.failed()) {
-    recover(w);
+    begin_recovery(w);
     return;
   }
-  if (sent) poll(*w.driver, *w.pair);  // pass the Abort Requested completions now
+  if (sent) {  // pass the Abort Requested completions now, and give their IDs back
+    poll(*w.driver, *w.pair);
+    reclaim(w);
+  }
+}
+
+void queue_recovery::reclaim(watched& w) {
+  const queue_pointers& p = w.pair->queue().pointers();
+  const auto q = w.pair->ref();
+  if (device_atomic_ref<std::uint32_t>(p.counters->abandoned).load(relaxed) != 0) {
+    for (std::uint32_t cid = 0; cid < p.cid_count; ++cid)
+      (void)q.reclaim(static_cast<std::uint16_t>(cid));
+  }
+  for (auto it = w.pending.begin(); it != w.pending.end();)
+    it = q.abandoned(it->first) ? std::next(it) : w.pending.erase(it);
 }
 
 void queue_recovery::abort(watched& w, std::uint16_t cid, pending_abort& a) {
@@ -148,19 +200,36 @@ void queue_recovery::abort(watched& w, std::uint16_t cid, pending_abort& a) {
   }
 }
 
-void queue_recovery::recover(watched& w) {
+void queue_recovery::begin_recovery(watched& w) {
+  counts_.recoveries.fetch_add(1);
   w.pending.clear();
+  w.recovering = true;
+  w.overdue = false;
+  w.failed_ns = now_ns();
+  try_recover(w);
+}
+
+void queue_recovery::try_recover(watched& w) {
   try {
-    if (!w.pair->recover(opts_.timeout_ns)) {
-      // Some thread still holds a command ID of the queue: tried again at the next look.
-      fail_note(fmt::format("queue {}: threads still used it {} ms after it failed", w.pair->qid(),
-                            opts_.timeout_ns / 1'000'000));
+    if (!w.pair->try_recover()) {
+      // Some thread still holds a command ID of the queue: looked at again at the next pass.
+      if (!w.overdue && now_ns() - w.failed_ns > opts_.timeout_ns) {
+        w.overdue = true;
+        note(
+            fmt::format("queue {}: threads still used it {} ms after it failed (recreated once "
+                        "they leave)",
+                        w.pair->qid(), opts_.timeout_ns / 1'000'000));
+      }
       return;
     }
+    w.recovering = false;
+    counts_.recovery_ns.fetch_add(now_ns() - w.failed_ns);
     counts_.queue_recreations.fetch_add(1);
   } catch (const std::exception& e) {
+    w.recovering = false;
     w.dead = true;  // the admin queue cannot recreate it: it stays failed
-    fail_note(fmt::format("queue {}: {}", w.pair->qid(), e.what()));
+    counts_.recovery_failures.fetch_add(1);
+    note(fmt::format("queue {}: {}", w.pair->qid(), e.what()));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "bam/detail/cuda.hpp"
+#include "bam/detail/expects.hpp"
 #include "bam/kmod/gpu_queues.hpp"
 
 namespace bam {
@@ -32,6 +33,9 @@ kmod_gpu_queues::kmod_gpu_queues(kmod_controller& ctrl, const kmod_gpu_queue_opt
     throw std::invalid_argument("kmod_gpu_queues: " + std::to_string(opts.entries) +
                                 " entries outside [" + std::to_string(min_queue_entries) + ", " +
                                 std::to_string(info.max_queue_entries) + "] (CAP.MQES + 1)");
+  // command_timeout_ns(c), never 0 (queues.timeout_ms 0 is resolved to a value).
+  BAM_EXPECTS(!opts.ordering_read || opts.ordering_timeout_ns > 0,
+              "kmod_gpu_queues: ordering_timeout_ns with ordering_read");
   const bool own_ordering_pair = opts.ordering_read && opts.pairs < info.io_queue_pairs;
   const std::uint32_t ordering_entries =
       std::min(std::max(opts.ordering_entries, 2u), info.max_queue_entries);
@@ -88,7 +92,8 @@ kmod_gpu_queues::kmod_gpu_queues(kmod_controller& ctrl, const kmod_gpu_queue_opt
     if (opts.ordering_read) {
       ordering_state_ = reinterpret_cast<ordering_state*>(base + ordering_at);
       const queue_pointers& q = own_ordering_pair ? host[opts.pairs] : host[0];
-      ordering_ = kmod_gpu_ordering(ordering_state_, kmod_gpu_queue(q), scratch_.bus_address());
+      ordering_ = kmod_gpu_ordering(ordering_state_, kmod_gpu_queue(q), scratch_.bus_address(), 1,
+                                    0, 1, opts.ordering_timeout_ns);
     }
   } catch (...) {
     cudaFree(state_block_);

@@ -63,6 +63,15 @@ bool queue_pair::quiesce(std::uint64_t timeout_ns) const {
   return true;
 }
 
+bool queue_pair::try_quiesce() const {
+  queue_counters& c = *pointers_.counters;
+  // A sequentially consistent read-modify-write of the mark, then of the count: against
+  // queue_pair_ref::enter as in quiesce (the mark may have been set by fail(), a release store).
+  if (device_atomic_ref<std::uint32_t>(c.failed).exchange(1, cuda::memory_order_seq_cst) == 0)
+    device_atomic_ref<std::uint64_t>(c.failures).fetch_add(1, relaxed);
+  return device_atomic_ref<std::uint32_t>(c.users).load(cuda::memory_order_seq_cst) == 0;
+}
+
 namespace {
 /// Stores 0 into `n` words at `p` one by one: threads outside the queue may still load some of
 /// them atomically (abandoned(), the failed mark).
@@ -169,14 +178,18 @@ std::string queue_pair::dump_state() const {
         out += fmt::format("  sq slot {} marked, turn counter {}\n", i, load32(p.turn_counters[i]));
     }
   }
-  std::uint32_t ready = 0, abandoned = 0;
+  std::uint32_t ready = 0, abandoned = 0, reserved = 0;
   for (std::uint32_t i = 0; i < p.cid_count; ++i) {
     const std::uint32_t st = load32(p.boxes[i].state);
-    ready += (st & box_ready) != 0 ? 1 : 0;
-    abandoned += (st & box_abandoned) != 0 ? 1 : 0;
+    if (st == (box_ready | box_abandoned)) {
+      ++reserved;  // late completion passed, ID left for the owner to reclaim
+    } else {
+      ready += (st & box_ready) != 0 ? 1 : 0;
+      abandoned += (st & box_abandoned) != 0 ? 1 : 0;
+    }
   }
-  out += fmt::format("  boxes ready: {}; abandoned: {}; failed: {}\n", ready, abandoned,
-                     load32(p.counters->failed));
+  out += fmt::format("  boxes ready: {}; abandoned: {}; reserved for the owner: {}; failed: {}\n",
+                     ready, abandoned, reserved, load32(p.counters->failed));
   for (std::uint32_t w = 0; w < p.cid_count / 32; ++w)
     cids += static_cast<std::uint32_t>(__builtin_popcount(load32(p.cid_bits[w])));
   out += fmt::format("  sq slots marked: {}; command IDs in use: {}\n", marked, cids);

@@ -98,8 +98,10 @@ nlohmann::json io_errors_of(const run_result& r) {
            {{"aborts_sent", r.recovery.aborts_sent},
             {"aborts_found", r.recovery.aborts_found},
             {"abort_failures", r.recovery.abort_failures},
+            {"recoveries", r.recovery.recoveries},
             {"queue_recreations", r.recovery.queue_recreations},
-            {"recovery_failures", r.recovery.recovery_failures}}}};
+            {"recovery_failures", r.recovery.recovery_failures},
+            {"recovery_ms", static_cast<double>(r.recovery.recovery_ns) / 1e6}}}};
 }
 
 nlohmann::json job_of(const report_inputs& in) {
@@ -299,10 +301,15 @@ void print_summary(std::ostream& os, const report_inputs& in) {
   }
   if (r.recovery.any()) {
     fmt::print(os,
-               "  queue recovery: {} Aborts sent ({} found the command, {} unanswered), {} queues "
-               "recreated, {} recoveries failed\n",
+               "  queue recovery: {} Aborts sent ({} found the command, {} unanswered); {} failed "
+               "queues: {} recreated ({:.1f} ms after they failed, on average), {} left failed\n",
                r.recovery.aborts_sent, r.recovery.aborts_found, r.recovery.abort_failures,
-               r.recovery.queue_recreations, r.recovery.recovery_failures);
+               r.recovery.recoveries, r.recovery.queue_recreations,
+               r.recovery.queue_recreations == 0
+                   ? 0.0
+                   : static_cast<double>(r.recovery.recovery_ns) / 1e6 /
+                         static_cast<double>(r.recovery.queue_recreations),
+               r.recovery.recovery_failures);
   }
   if (!r.error.empty()) fmt::print(os, "  ERROR: {}\n", r.error);
 }

@@ -67,6 +67,13 @@ class io_queue_pair {
   /// queues_live() says whether it still exists at the controller), std::logic_error for rings
   /// not from the driver's allocator (their users are GPU threads, which quiesce cannot count).
   bool recover(std::uint64_t quiesce_timeout_ns);
+  /// recover() without waiting for the threads (queue_pair::try_quiesce): fails the queue; if
+  /// no host thread uses it, recreates and resets it (true); otherwise sends nothing (false:
+  /// the queue stays failed, call again later). Throws as recover().
+  bool try_recover();
+  /// The rings came from the driver's allocator (create_io_queue_pair(entries)): recover() can
+  /// zero and recreate them. False for rings its owner allocated (and for an empty pair).
+  bool driver_rings() const { return queue_ != nullptr && host_rings_; }
   /// False between delete_queues() and create_queues().
   bool queues_live() const { return live_; }
 

@@ -37,6 +37,9 @@ struct kmod_gpu_queue_options {
                                        ///< most 64 KiB, i.e. 1024 SQ entries, is one GPU page)
   bool ordering_read = true;           ///< storage.nvme_ordering_read (nvme_ordering_read_enabled)
   std::uint32_t ordering_entries = 8;  ///< entries of the ordering read's own pair (if granted)
+  /// The ordering read's timeout, ns: the run's command timeout (command_timeout_ns, i.e.
+  /// queues.timeout_ms resolved). Required (> 0) with ordering_read.
+  std::uint64_t ordering_timeout_ns = 0;
 };
 
 /// Creates `pairs` I/O queue pairs on `ctrl` whose SQ/CQ rings are GPU memory mapped for the

@@ -28,10 +28,6 @@ struct ordering_state {
 };
 static_assert(sizeof(ordering_state) == 2 * 128);
 
-/// How long an ordering read may take unless its owner says (a command timeout's automatic
-/// value, as command_timeout_ns gives without faults).
-inline constexpr std::uint64_t default_ordering_timeout_ns = 30'000'000'000;
-
 /// Handle GPU (or host) threads call after finding a completion, before using the data the
 /// controller wrote. Trivially copyable; a default-constructed one (no state) does nothing,
 /// which is the policy switched off.
@@ -43,7 +39,8 @@ inline constexpr std::uint64_t default_ordering_timeout_ns = 30'000'000'000;
 /// completing it, and that PCIe read made every earlier PCIe write to GPU memory visible; so
 /// the holder sets head = t, covering all t positions with one command (dissertation §8.2.1).
 /// Any completion, even an error status, proves the fetch; its status is counted in `errors`.
-/// No completion within `timeout_ns` (or a failed queue) proves nothing: the read is counted in
+/// No completion within `timeout_ns` (the run's command timeout, command_timeout_ns: its owner
+/// passes it; 0 would wait for ever) or a failed queue proves nothing: the read is counted in
 /// `timeouts`, head still moves on (nobody waits for ever), and every thread whose position it
 /// covered is told the ordering failed: after_completion returns false and the caller must not
 /// trust the data (the cache and block_io report the read as failed, sc::host_timeout). A
@@ -57,9 +54,8 @@ class ordering_read_ref {
 
   ordering_read_ref() = default;
   BAM_HD ordering_read_ref(ordering_state* state, queue_pair_ref<Doorbell, Scope> queue,
-                           std::uint64_t scratch_bus, std::uint32_t nsid = 1, std::uint64_t lba = 0,
-                           std::uint32_t nlb = 1,
-                           std::uint64_t timeout_ns = default_ordering_timeout_ns)
+                           std::uint64_t scratch_bus, std::uint32_t nsid, std::uint64_t lba,
+                           std::uint32_t nlb, std::uint64_t timeout_ns)
       : state_(state),
         queue_(queue),
         scratch_(scratch_bus),
@@ -123,7 +119,7 @@ class ordering_read_ref {
   ordering_state* state_ = nullptr;
   queue_pair_ref<Doorbell, Scope> queue_{};
   std::uint64_t scratch_ = 0;
-  std::uint64_t timeout_ns_ = default_ordering_timeout_ns;
+  std::uint64_t timeout_ns_ = 0;
   std::uint32_t nsid_ = 1;
   std::uint64_t lba_ = 0;
   std::uint32_t nlb_ = 1;
@@ -145,7 +141,9 @@ class ordered_queue_set : public queue_set_ref<Doorbell, Scope> {
     const queue_pointers* queues = nullptr;  ///< [ssds]: the queue pair of each SSD's extra reads
     std::uint64_t scratch_bus = 0;           ///< SSD s reads into scratch_bus + s * scratch_stride
     std::uint64_t scratch_stride = 0;        ///< at least one LBA
-    std::uint64_t timeout_ns = default_ordering_timeout_ns;  ///< per ordering read
+    /// Per ordering read: the run's command timeout (command_timeout_ns, queues.timeout_ms),
+    /// which its owner checked to be > 0 (0 would wait for ever).
+    std::uint64_t timeout_ns = 0;
   };
 
   ordered_queue_set() = default;

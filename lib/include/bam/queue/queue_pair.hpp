@@ -34,7 +34,7 @@ struct queue_stats {
   std::uint64_t cq_head = 0;
   std::uint64_t timeouts = 0;          ///< waits that gave up
   std::uint64_t late_completions = 0;  ///< completions passed for a waiter that gave up
-  std::uint32_t abandoned = 0;         ///< command IDs abandoned and not yet completed (now)
+  std::uint32_t abandoned = 0;         ///< command IDs abandoned and not yet given back (now)
   std::uint64_t resets = 0;            ///< times reset() cleared the queue
   bool failed = false;                 ///< the queue was failed (see queue_pair_ref)
 };
@@ -63,6 +63,10 @@ class queue_pair {
   /// (0: wait forever), e.g. when a thread holds an ID it does not wait for: the queue stays
   /// failed. GPU threads are not counted: quiesce only queues that host threads use.
   bool quiesce(std::uint64_t timeout_ns) const;
+  /// quiesce() without waiting: fails the queue (counted in `failures` only if it was not
+  /// failed yet) and says whether no host thread uses it now. For a watchdog that must not
+  /// block on one queue while others need it.
+  bool try_quiesce() const;
 
   /// Clears the bookkeeping (positions, locks, markers, command IDs and their boxes, then the
   /// failed mark): the host half of resetting a failed queue. Only after quiesce() returned

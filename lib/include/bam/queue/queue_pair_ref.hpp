@@ -44,7 +44,11 @@ namespace bam {
 /// abandoned with one read-modify-write of the box's state: exactly one of the waiter and the
 /// holder sees the other's bit, so either the waiter takes a completion that just arrived, or the
 /// holder, passing the late completion, frees the ID on the waiter's behalf. Until then
-/// abandoned(cid) holds: the controller may still move the command's data. Submission waits (for
+/// abandoned(cid) holds: the controller may still move the command's data. On a queue whose
+/// owner reclaims late IDs (host queues under a recovery watchdog, set_owner_reclaims), the
+/// holder leaves the late completion's ID reserved instead (abandoned() turns false: the data
+/// moved) and the owner frees it (reclaim) when it next looks: an ID the owner may still name in
+/// an Abort is never handed to a new command in the meantime. Submission waits (for
 /// the slot's turn, a command ID, the tail) end when the queue made no progress (SQ and CQ heads
 /// unchanged) for the timeout: the submitter then fails the queue.
 ///
@@ -147,7 +151,39 @@ class queue_pair_ref {
   /// (nothing was enqueued).
   BAM_HD bool abandoned(std::uint16_t cid) const {
     if (cid >= p_.cid_count) return false;
-    return (ref_t<std::uint32_t>(p_.boxes[cid].state).load(acquire) & box_abandoned) != 0;
+    const std::uint32_t st = ref_t<std::uint32_t>(p_.boxes[cid].state).load(acquire);
+    return (st & box_abandoned) != 0 && (st & box_ready) == 0;
+  }
+
+  // ---- the owner's (host recovery watchdog's) side of abandoned IDs ------------------------
+
+  /// Host owner only: whether the CQ-lock holder leaves the IDs of late completions reserved
+  /// for the owner to reclaim (on) or frees them itself (off, the default). Switched under the
+  /// CQ lock, so that no holder that read the old setting is still passing entries; switching
+  /// off frees every ID left reserved. Not while another thread reclaims or resets the queue.
+  void set_owner_reclaims(bool on) const {
+    backoff bo;
+    while (!try_lock(p_.counters->cq_lock))
+      bo.pause();
+    ref_t<std::uint32_t>(p_.counters->owner_reclaims).store(on ? 1 : 0, relaxed);
+    unlock(p_.counters->cq_lock);
+    if (!on) {
+      for (std::uint32_t id = 0; id < p_.cid_count; ++id)
+        (void)reclaim(static_cast<std::uint16_t>(id));
+    }
+  }
+
+  /// The owner (one thread at a time): frees `cid` if its command was abandoned and its late
+  /// completion has been passed, i.e. the ID is reserved (true); otherwise changes nothing
+  /// (false: the ID is free, in use, or its command still with the controller).
+  BAM_HD bool reclaim(std::uint16_t cid) const {
+    if (cid >= p_.cid_count) return false;
+    ref_t<std::uint32_t> state(p_.boxes[cid].state);
+    if (state.load(acquire) != (box_ready | box_abandoned)) return false;
+    state.store(0, relaxed);
+    release_cid(cid);  // release: the box is empty for the ID's next user
+    ref_t<std::uint32_t>(p_.counters->abandoned).fetch_sub(1, relaxed);
+    return true;
   }
 
   BAM_HD std::uint16_t qid() const { return p_.qid; }
@@ -435,8 +471,10 @@ class queue_pair_ref {
     const std::uint64_t limit = start + p_.cq_entries - 1;  // a full CQ holds N-1 entries
     std::uint64_t head = start;
     auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
-    std::uint32_t sqhd = 0, late = 0;
+    std::uint32_t sqhd = 0, late = 0, freed = 0;
     bool invalid = false;
+    // Read under the CQ lock, which set_owner_reclaims takes to switch it.
+    const bool owner_reclaims = ref_t<std::uint32_t>(c.owner_reclaims).load(relaxed) != 0;
     for (;;) {
       std::uint32_t dw3[batch];
       for (std::uint32_t k = 0, s = slot; k < batch; ++k) {
@@ -486,10 +524,13 @@ class queue_pair_ref {
         const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k]);
         if (!ok[k] || (old[k] & box_ready) != 0) {
           invalid = true;  // not in flight, or a second completion for one command
-        } else if ((old[k] & box_abandoned) != 0) {  // its waiter gave up: free it on its behalf
-          ref_t<std::uint32_t>(p_.boxes[cid].state).store(0, relaxed);
-          release_cid(cid);
+        } else if ((old[k] & box_abandoned) != 0) {  // its waiter gave up
           ++late;
+          if (!owner_reclaims) {  // free it on the waiter's behalf; else it stays reserved
+            ref_t<std::uint32_t>(p_.boxes[cid].state).store(0, relaxed);
+            release_cid(cid);
+            ++freed;
+          }
         }
       }
       head += n;
@@ -517,10 +558,8 @@ class queue_pair_ref {
     ref_t<std::uint64_t>(c.cq_head).store(head, release);
     Doorbell::ring(p_.cq_doorbell, slot);
     ref_t<std::uint64_t>(c.cq_doorbell_writes).fetch_add(1, relaxed);
-    if (late != 0) {
-      ref_t<std::uint64_t>(c.late_completions).fetch_add(late, relaxed);
-      ref_t<std::uint32_t>(c.abandoned).fetch_sub(late, relaxed);
-    }
+    if (late != 0) ref_t<std::uint64_t>(c.late_completions).fetch_add(late, relaxed);
+    if (freed != 0) ref_t<std::uint32_t>(c.abandoned).fetch_sub(freed, relaxed);
     if (invalid) {
       ref_t<std::uint64_t>(c.invalid_completions).fetch_add(1, relaxed);
       fail();

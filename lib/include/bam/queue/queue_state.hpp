@@ -25,8 +25,13 @@ struct queue_counters {
   std::uint64_t late_completions;       ///< completions passed for a waiter that gave up
   std::uint64_t failures;               ///< times fail() was called (the first one failed it)
   std::uint64_t invalid_completions;    ///< SQHD past the tail, or an ID not in flight
-  std::uint32_t abandoned;              ///< command IDs abandoned and not yet completed
-  alignas(128) std::uint32_t failed;    ///< non-zero: the queue was failed (see queue_pair_ref)
+  std::uint32_t abandoned;  ///< command IDs abandoned and not yet given back (freed at the late
+                            ///< completion, or reserved until the owner reclaims them)
+  alignas(128) std::uint32_t failed;  ///< non-zero: the queue was failed (see queue_pair_ref)
+  /// Non-zero: the queue's owner (its host recovery watchdog) frees the command IDs of late
+  /// completions (queue_pair_ref::reclaim); the CQ-lock holder leaves them reserved. Zero: the
+  /// holder frees them itself (queues nobody watches, e.g. the GPU's).
+  std::uint32_t owner_reclaims;
   /// Host threads inside the queue: in a submission, or holding a command ID from submit until
   /// its wait returned. Its owner's recovery waits for 0 before it resets the queue, and a reset
   /// leaves this word alone. GPU threads do not count (their queues are never reset in place).

@@ -34,6 +34,7 @@ drives_config drives_config_of(const run_config& c) {
   dc.queues_per_drive = c.queues.pairs_per_ssd;
   dc.queue_entries = c.queues.depth;
   dc.ordering_queues = c.storage.protocol == storage_protocol::hardware;
+  dc.ordering_timeout_ns = command_timeout_ns(c);  // queues.timeout_ms, as every other wait
   const std::uint64_t queues = dc.engine_queues();
   const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 16;
   const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;

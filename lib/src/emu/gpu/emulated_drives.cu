@@ -121,6 +121,9 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
                 "emulated_drives: queue_entries");
     BAM_EXPECTS(cfg.queues_per_drive >= 1 && cfg.queues_per_drive <= max_io_queue_pairs,
                 "emulated_drives: queues_per_drive");
+    // command_timeout_ns(c), never 0 (queues.timeout_ms 0 is resolved to a value).
+    BAM_EXPECTS(!cfg.ordering_queues || cfg.ordering_timeout_ns > 0,
+                "emulated_drives: ordering_timeout_ns with ordering_queues");
     m.n_queues = static_cast<std::uint32_t>(cfg.engine_queues());
     m.warps = cfg.engine_blocks * cfg.engine_warps_per_block;
     if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
@@ -246,7 +249,8 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
       o.states = reinterpret_cast<ordering_state*>(m.ordering + L.states);
       o.queues = reinterpret_cast<const queue_pointers*>(m.ordering + L.pointers);
       o.scratch_bus = reinterpret_cast<std::uintptr_t>(m.ordering + L.scratch);  // identity
-      o.scratch_stride = drive_layout::page;  // one LBA of at most 4 KiB
+      o.scratch_stride = drive_layout::page;   // one LBA of at most 4 KiB
+      o.timeout_ns = cfg.ordering_timeout_ns;  // queues.timeout_ms, as the application's waits
       m.hardware = hardware_drives_ref(r, o);
     }
     stats_.resize(n_drives);

@@ -60,6 +60,10 @@ struct drives_config {
   /// the others) for the §4.4 ordering reads of hardware_ref(); drives_config_of sets it for
   /// storage.protocol hardware.
   bool ordering_queues = false;
+  /// The ordering reads' timeout, ns: the run's command timeout (command_timeout_ns, i.e.
+  /// queues.timeout_ms resolved; drives_config_of sets it). Required (> 0) with
+  /// ordering_queues.
+  std::uint64_t ordering_timeout_ns = 0;
 
   /// Queue pairs the engine serves: queues_per_drive per drive, plus the ordering queues.
   std::uint64_t engine_queues() const {

@@ -1,0 +1,167 @@
+// nvm-block-bench's queue runner (tools/nvm-block-bench/queue_runner.cpp, compiled in) over a
+// host emulated controller whose Aborts find nothing, so that every dropped command ends in its
+// queue's failure and recovery (bam::queue_recovery). Each thread keeps several commands in
+// flight on the queue: when the queue fails, the thread must let go of it at once (its waits
+// end, what it will try again waits for the queue's recovery holding nothing), so that the
+// watchdog recreates the queue within about one timeout; a thread that backed off in place
+// while holding its other command IDs made the watchdog wait for it, one timeout per command.
+// Label unit: runs under ThreadSanitizer too.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+#include "bam/driver/controller_driver.hpp"
+#include "bam/emu/emulated_controller.hpp"
+#include "bam/harness/backend.hpp"
+#include "bam/queue/doorbell.hpp"
+#include "queue_runner.hpp"
+
+namespace {
+using namespace bam;
+
+TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveManyInFlight) {
+  constexpr std::uint32_t timeout_ms = 100;
+  emu::controller_options o;
+  o.lba_size = 512;
+  o.namespace_lbas = 2048;  // 1 MiB
+  o.max_io_queue_pairs = 4;
+  o.worker_threads = 1;
+  o.timeout_500ms = 2;
+  o.faults.drop_fraction = 0.003;
+  o.faults.seed = 5;
+  o.abort_finds_commands = false;  // a dropped command ends only with its queue's deletion
+  emu::emulated_controller ctrl(o);
+  ctrl.start();
+  controller_driver drv(ctrl.bar(), ctrl.allocator());
+
+  run_config c;
+  c.storage.backend = backend_kind::host;
+  c.storage.ssd_count = 1;
+  c.storage.lba_size = 512;
+  c.storage.media.size_bytes = 1u << 20;
+  c.queues.pairs_per_ssd = 1;
+  c.queues.depth = 32;
+  c.queues.timeout_ms = timeout_ms;
+  c.workload.threads = 2;
+  c.workload.outstanding = 8;  // both threads' 16 commands on the one queue pair
+  c.workload.io_size = 512;
+  c.workload.op = io_op::read;
+  c.workload.ios = 3000;
+  run_hooks hooks;
+  hooks.verify = true;  // the fill's dropped writes are tried again after each recovery
+
+  const auto t0 = std::chrono::steady_clock::now();
+  const run_result r =
+      tools::run_queue_workload<memory_doorbell>(c, hooks, {{&drv, &ctrl.allocator()}});
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  const emu::controller_stats cs = ctrl.stats();
+  ASSERT_GT(cs.injected_drops, 2u) << "too few drops: the test shows nothing";
+  const recovery_counts& rc = r.recovery;  // the measured phase's
+  EXPECT_GE(rc.recoveries, 1u);
+  EXPECT_EQ(rc.queue_recreations, rc.recoveries);
+  EXPECT_EQ(rc.recovery_failures, 0u);
+  EXPECT_EQ(rc.aborts_found, 0u);
+  // Each recreation came within a fraction of a timeout of the queue's failure: nothing held
+  // the queue. (Holding it, a thread with 8 in flight made that up to 8 timeouts.)
+  ASSERT_GT(rc.queue_recreations, 0u);
+  const double per_recovery_ms =
+      static_cast<double>(rc.recovery_ns) / 1e6 / static_cast<double>(rc.queue_recreations);
+  EXPECT_LT(per_recovery_ms, timeout_ms / 2.0);
+  // Every I/O of the measured phase ended: read and checked, or failed: its command dropped
+  // (a timeout), or in flight when its queue failed (at most both threads' 16 per recovery).
+  // A request for a queue under recovery waits for it instead of failing at once.
+  EXPECT_EQ(r.read.ios + r.errors, 3000u);
+  EXPECT_GT(r.timeouts, 0u);
+  EXPECT_LE(r.errors, r.timeouts + 16 * rc.recoveries);
+  // The fill's dropped writes were written again after their queue's recovery: every block
+  // holds the pattern.
+  EXPECT_EQ(r.verify_mismatches, 0u);
+  EXPECT_EQ(r.tool_stats["verified_ios"], r.read.ios);
+  const auto& fill = r.tool_stats["verify_fill_recovery"];
+  const auto fill_recreations = fill["queue_recreations"].get<std::uint64_t>();
+  EXPECT_GE(fill_recreations, 1u);
+  EXPECT_EQ(fill["recoveries"], fill_recreations);
+  EXPECT_EQ(fill["recovery_failures"], 0u);
+  const double fill_ms = fill["recovery_ms"].get<double>() / static_cast<double>(fill_recreations);
+  EXPECT_LT(fill_ms, timeout_ms / 2.0);
+  std::printf(
+      "  %llu drops; recoveries: fill %llu, %.2f ms each; measured %llu, %.2f ms each; "
+      "%llu errors, %llu timeouts; %.1f s\n",
+      static_cast<unsigned long long>(cs.injected_drops),
+      static_cast<unsigned long long>(fill_recreations), fill_ms,
+      static_cast<unsigned long long>(rc.recoveries), per_recovery_ms,
+      static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.timeouts), s);
+}
+
+// A controller that stops answering in the middle of the run (I/O and admin queue): the
+// commands in flight time out, the Aborts get no answer, the queue's recovery fails and the
+// queue stays failed. The run ends in bounded time, the failure counted as one episode that
+// left the queue failed. (Every slot of both threads then holds a command the dead queue never
+// gives back: the threads stop issuing, with fewer I/Os done than asked.)
+TEST(QueueRunnerRecovery, AQueueThatCannotBeRecoveredEndsTheRunInBoundedTime) {
+  constexpr std::uint32_t timeout_ms = 100;
+  emu::controller_options o;
+  o.lba_size = 512;
+  o.namespace_lbas = 2048;
+  o.max_io_queue_pairs = 4;
+  o.worker_threads = 1;
+  o.timeout_500ms = 2;
+  emu::emulated_controller ctrl(o);
+  ctrl.start();
+  driver_options d;
+  d.admin_timeout_ms = 50;
+  controller_driver drv(ctrl.bar(), ctrl.allocator(), d);
+
+  run_config c;
+  c.storage.backend = backend_kind::host;
+  c.storage.ssd_count = 1;
+  c.storage.lba_size = 512;
+  c.storage.media.size_bytes = 1u << 20;
+  c.queues.pairs_per_ssd = 1;
+  c.queues.depth = 32;
+  c.queues.timeout_ms = timeout_ms;
+  c.workload.threads = 2;
+  c.workload.outstanding = 8;
+  c.workload.io_size = 512;
+  c.workload.op = io_op::read;
+  c.workload.ios = 20000;
+  std::atomic<std::uint64_t> done{0};
+  run_hooks hooks;
+  hooks.ios_done = &done;
+
+  std::thread stopper([&] {
+    while (done.load() < 500)
+      std::this_thread::yield();
+    ctrl.stop();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const run_result r =
+      tools::run_queue_workload<memory_doorbell>(c, hooks, {{&drv, &ctrl.allocator()}});
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  EXPECT_GE(r.read.ios, 500u - 16);
+  EXPECT_LE(r.read.ios + r.errors, 20000u);
+  EXPECT_GT(r.timeouts, 0u);
+  const recovery_counts& rc = r.recovery;
+  EXPECT_GE(rc.abort_failures, 1u);
+  EXPECT_EQ(rc.recoveries, 1u);
+  EXPECT_EQ(rc.recovery_failures, 1u);
+  EXPECT_EQ(rc.queue_recreations, 0u);
+  // About: a timeout for the commands in flight, the Abort's admin timeout, two timeouts of
+  // waiting for the queue to let go of the slots.
+  EXPECT_LT(s, 3.0);
+  std::printf("  %llu read, %llu failed (%llu timeouts), %.2f s\n",
+              static_cast<unsigned long long>(r.read.ios),
+              static_cast<unsigned long long>(r.errors),
+              static_cast<unsigned long long>(r.timeouts), s);
+}
+
+}  // namespace
