@@ -197,12 +197,56 @@ TEST(TaxiTools, BadInputsAreRefusedWithTheReasonAndNothingWritten) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("bad.csv:3: 2 fields, the header has 10"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(d / "u"));
+  // A pickup time that cannot exist: exit 2, FILE:LINE and the field named, no table.
+  std::ofstream(d / "date.csv") << "trip_distance,tpep_pickup_datetime,passenger_count,"
+                                   "fare_amount,extra,mta_tax,tip_amount,tolls_amount,"
+                                   "improvement_surcharge,total_amount\n"
+                                   "1,2021-02-28 23:00:00,1,1,0,0.5,0,0,0.3,1.8\n"
+                                   "1,2021-02-31 10:00:00,1,1,0,0.5,0,0,0.3,1.8\n";
+  r = run_tool(data_bin, {"taxi-import", "--csv", d / "date.csv", "--out", d / "v"}, d);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("date.csv:3: tpep_pickup_datetime \"2021-02-31 10:00:00\" is no date"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(d / "v"));
   // A destination holding other files is not replaced.
   fs::create_directory(d / "mine");
   std::ofstream(d.path() / "mine" / "x") << "x";
   r = run_tool(data_bin, {"taxi-gen", "--rows", "10", "--out", d / "mine"}, d);
   EXPECT_EQ(r.rc, 2);
   EXPECT_TRUE(fs::exists(d.path() / "mine" / "x"));
+}
+
+/// Changes one byte of a column file (the manifest keeps its checksum).
+void damage(const fs::path& file) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(100);
+  const char c = static_cast<char>(f.get());
+  f.seekp(100);
+  f.put(static_cast<char>(c ^ 0x10));
+}
+
+TEST(TaxiTools, AColumnThatDiffersFromItsChecksumIsRefused) {
+  temp_dir d;
+  const std::string t = gen(d, "t", "5000", "1");
+  // A column the queries do not read (tip_amount) is not loaded, so not checked.
+  damage(fs::path(t) / "tip_amount.f64");
+  auto r = run_tool(query_bin, query_args(t, {"--impl", "bam"}), d);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  // total_amount is loaded: refused before any run, naming the column and its file (exit 2),
+  // whichever implementation and tiled source would read it.
+  damage(fs::path(t) / "total_amount.f64");
+  for (const std::vector<std::string>& more :
+       {std::vector<std::string>{"--impl", "bam"},
+        std::vector<std::string>{"--impl", "tiled", "--set", "taxi.tiled_source=page_cache"}}) {
+    r = run_tool(query_bin, query_args(t, more), d);
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("taxi.data: " + (fs::path(t) / "total_amount.f64").string() +
+                         ": column total_amount: checksum "),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
 }
 
 TEST(TaxiTools, GeneratorIsDeterministicAcrossThreadCounts) {

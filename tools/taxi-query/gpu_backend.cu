@@ -123,7 +123,7 @@ class taxi_gpu_backend final : public backend {
       throw config_error("storage.backend",
                          "\"emulated\" needs a CUDA GPU and none is usable (" + why + ")");
     }
-    table_ = std::make_unique<taxi_table>(open_taxi_table(c));
+    table_ = std::make_unique<taxi_table>(open_taxi_table(c, column_check::checksum));
     data_ = c.taxi.data;
     if (!stream_) check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
     caps_ = backend_caps{};

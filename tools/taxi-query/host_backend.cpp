@@ -128,7 +128,7 @@ taxi_outcome run_tiled(tiled_reader& src, const run_config& c, const taxi_table&
 class taxi_host_backend final : public backend {
  public:
   void open(const run_config& c) override {
-    table_ = std::make_unique<taxi_table>(open_taxi_table(c));
+    table_ = std::make_unique<taxi_table>(open_taxi_table(c, column_check::checksum));
     ctx_ = std::make_unique<host_context>(c);
     place_seconds_ = place_taxi_columns(*ctx_, *table_);
     data_ = c.taxi.data;

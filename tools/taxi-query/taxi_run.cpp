@@ -97,6 +97,7 @@ run_result taxi_result(const run_config& c, const taxi_table& t,
   nlohmann::json& st = r.tool_stats["taxi"];
   st = {{"table", t.dir.string()},
         {"rows", t.rows()},
+        {"checksum_seconds", t.checksum_seconds},
         {"queries", taxi::to_string(q)},
         {"min_distance", c.taxi.min_distance},
         {"reduction",
