@@ -178,6 +178,8 @@ TEST(TaxiTools, BadInputsAreRefusedWithTheReasonAndNothingWritten) {
       {{"--data", t, "--query", "q7"}, "taxi.queries"},
       {{"--data", t, "--impl", "gpu"}, "taxi.impl"},
       {{"--data", d / "nothing"}, "taxi.data"},
+      // A directory named like a number is a path (the string key takes the text).
+      {{"--data", "123"}, "taxi.data: 123/table.json: cannot read"},
       {{"--min-distance", "30"}, "taxi.data: required"},
       {{"--data", t, "--set", "taxi.row_group_rows=5000"}, "multiples of 4096"},
       {{"--data", t, "--set", "storage.media.size_bytes=65536"}, "storage.media.size_bytes"},
