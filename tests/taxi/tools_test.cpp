@@ -5,6 +5,7 @@
 // issue specifies, and bad inputs are refused (exit 2) with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -217,6 +218,59 @@ TEST(TaxiTools, BadInputsAreRefusedWithTheReasonAndNothingWritten) {
   r = run_tool(data_bin, {"taxi-gen", "--rows", "10", "--out", d / "mine"}, d);
   EXPECT_EQ(r.rc, 2);
   EXPECT_TRUE(fs::exists(d.path() / "mine" / "x"));
+}
+
+TEST(TaxiTools, FailedLineReadsAndFailedAccessesAreCountedApart) {
+  temp_dir d;
+  const std::string t = gen(d, "t", "20000", "1");
+  // 2 % of the commands fail. One thread and one queue per SSD: every command's place on its
+  // queue, so its fate, is the same run after run; with this seed the placement's writes pass
+  // and some of bam's 240 line reads fail.
+  const std::string csv = d / "r.csv";
+  const auto r = run_tool(
+      query_bin,
+      query_args(t, {"--impl", "bam", "--min-distance", "0.5", "--set", "workload.threads=1",
+                     "--set", "storage.faults.error_fraction=0.02", "--set",
+                     "storage.faults.seed=12345", "--report", d / "r.json", "--csv", csv, "--set",
+                     "report.formats=[\"json\",\"csv\",\"summary\"]"}),
+      d);
+  EXPECT_EQ(r.rc, 3) << r.err;
+  const json rep = json::parse(read_file(d / "r.json"))["bamkit"];
+  const json& bam = rep["stats"]["taxi"]["impls"][0];
+  const std::uint64_t reads = bam["cache"]["io_errors"].get<std::uint64_t>();
+  const std::uint64_t accesses = bam["cache"]["failed_accesses"].get<std::uint64_t>();
+  EXPECT_GT(reads, 0u);
+  EXPECT_GT(accesses, 0u);
+  // Two counters, each in its own unit, and no sum of both.
+  EXPECT_EQ(bam["failed_reads"], reads);
+  EXPECT_EQ(bam["failed_accesses"], accesses);
+  EXPECT_FALSE(bam.contains("io_errors"));
+  // The run's errors are the failed reads (the I/Os), by status.
+  EXPECT_EQ(rep["io_errors"]["errors"], reads);
+  EXPECT_EQ(rep["io_errors"]["by_status"]["Unrecovered Read Error"], reads);
+  EXPECT_EQ(rep["stats"]["taxi"]["failed_accesses"], accesses);
+  // The CSV row and the summary say the same.
+  const std::string row = read_file(csv);
+  const std::string head = row.substr(0, row.find('\n'));
+  std::vector<std::string> names, values;
+  for (std::istringstream in(head); std::getline(in, names.emplace_back(), ',');) {
+  }
+  std::istringstream in2(row.substr(row.find('\n') + 1));
+  for (std::string line; std::getline(in2, line);) {
+    for (std::istringstream f(line); std::getline(f, values.emplace_back(), ',');) {
+    }
+  }
+  auto value_of = [&](const std::string& n) {
+    const auto at = std::find(names.begin(), names.end(), n);
+    return at == names.end() ? std::string("(no column " + n + ")")
+                             : values[static_cast<std::size_t>(at - names.begin())];
+  };
+  EXPECT_EQ(value_of("bam_failed_reads"), std::to_string(reads)) << head;
+  EXPECT_EQ(value_of("bam_failed_accesses"), std::to_string(accesses)) << head;
+  EXPECT_NE(r.out.find("taxi: bam: " + std::to_string(reads) + " failed reads (0 timeouts), " +
+                       std::to_string(accesses) + " element accesses that got no data"),
+            std::string::npos)
+      << r.out;
 }
 
 /// Changes one byte of a column file (the manifest keeps its checksum).

@@ -246,8 +246,7 @@ class taxi_gpu_backend final : public backend {
     for (std::uint64_t b : s.bytes_read)
       o.bytes_moved += b;
     o.commands = s.reads;
-    o.io_errors = s.io_errors + s.failed_accesses;
-    o.timeouts = s.timeouts;
+    add_cache_failures(s, o);
     o.details["cache"] = cache_json(s, c.cache.line_size);
     o.details["kernel"] = {{"grid", grid},
                            {"block_threads", taxi::lanes},

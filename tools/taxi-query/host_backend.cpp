@@ -66,11 +66,9 @@ taxi_outcome run_bam(host_context& ctx, const run_config& c, const taxi_table& t
   for (std::uint64_t b : s.bytes_read)
     o.bytes_moved += b;
   o.commands = s.reads;
-  o.io_errors = s.io_errors;
-  o.timeouts = s.timeouts;
+  add_cache_failures(s, o);
   o.details["cache"] = cache_json(s, c.cache.line_size);
   o.details["threads"] = threads_of(c);
-  if (s.failed_accesses != 0) o.io_errors += s.failed_accesses;
   return o;
 }
 
