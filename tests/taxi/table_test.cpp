@@ -9,8 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "bam/graph/csr.hpp"
+#include "bam/io/input_error.hpp"
 #include "bam/storage/checksum.hpp"
 #include "bam/table/column_table.hpp"
 #include "bam/table/table_writer.hpp"
@@ -365,6 +368,34 @@ TEST(TaxiCsv, LeapDaysAndMonthEndsAreRead) {
   EXPECT_EQ(t[2], 1640995199.0);
   EXPECT_TRUE(std::isnan(t[3]));  // not of the form: NaN and counted, as before
   EXPECT_EQ(s["non_numeric_as_nan"]["pickup_time"], 1u);
+}
+
+TEST(InputFiles, ReadersThatCannotOpenAFileThrowTheOneInputError) {
+  // The graph loaders and the CSV importer share the library's file mapping and its error type
+  // (bam/io/input_error.hpp): a tool answers either with exit status 2.
+  temp_dir d;
+  auto message = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const bam::input_error& e) {
+      return e.what();
+    } catch (const std::exception& e) {
+      return std::string("not an input_error: ") + e.what();
+    }
+    return "nothing thrown";
+  };
+  const fs::path el = d.path() / "missing.el", csv = d.path() / "missing.csv";
+  EXPECT_EQ(message([&] { graph::load_graph(el); }),
+            el.string() + ": cannot open: No such file or directory");
+  EXPECT_EQ(message([&] { graph::load_graph(d.path()); }).find("not an input_error"),
+            std::string::npos);
+  taxi::import_options o;
+  o.csv = {csv};
+  o.out = d.path() / "t";
+  EXPECT_EQ(message([&] { taxi::import_csv(o); }), csv.string() + ": not a readable file");
+  static_assert(std::is_base_of_v<bam::input_error, taxi::csv_error>);
+  static_assert(std::is_same_v<bam::input_error, graph::input_error>);
+  EXPECT_EQ(entries(d.path()), std::vector<std::string>{});
 }
 
 TEST(TaxiCsv, DatetimesAreReadAsUtc) {

@@ -2,11 +2,6 @@
 // parsed by threads in waves, and the columns appended in row order.
 #include "bam/table/taxi_csv.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,6 +17,7 @@
 #include <optional>
 #include <thread>
 
+#include "../detail/mapped_file.hpp"
 #include "bam/table/column_table.hpp"
 #include "bam/table/table_writer.hpp"
 #include "bam/table/taxi_columns.hpp"
@@ -31,43 +27,7 @@ namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// A read-only mapping of a whole file.
-class mapped_file {
- public:
-  explicit mapped_file(const std::filesystem::path& p) {
-    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw csv_error(p.string(), 0, std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int err = errno;
-      ::close(fd);
-      throw csv_error(p.string(), 0, std::strerror(err));
-    }
-    size_ = static_cast<std::size_t>(st.st_size);
-    if (size_ > 0) {
-      void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (m == MAP_FAILED) {
-        const int err = errno;
-        ::close(fd);
-        throw csv_error(p.string(), 0, fmt::format("mmap: {}", std::strerror(err)));
-      }
-      ::madvise(m, size_, MADV_SEQUENTIAL);
-      data_ = static_cast<const char*>(m);
-    }
-    ::close(fd);
-  }
-  ~mapped_file() {
-    if (data_) ::munmap(const_cast<char*>(data_), size_);
-  }
-  mapped_file(const mapped_file&) = delete;
-  mapped_file& operator=(const mapped_file&) = delete;
-  const char* data() const { return data_; }
-  std::size_t size() const { return size_; }
-
- private:
-  const char* data_ = nullptr;
-  std::size_t size_ = 0;
-};
+using bam::detail::mapped_file;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
@@ -362,8 +322,7 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
 }  // namespace
 
 csv_error::csv_error(const std::string& f, std::uint64_t l, const std::string& what)
-    : std::runtime_error(l != 0 ? fmt::format("{}:{}: {}", f, l, what)
-                                : fmt::format("{}: {}", f, what)),
+    : input_error(l != 0 ? fmt::format("{}:{}: {}", f, l, what) : fmt::format("{}: {}", f, what)),
       file(f),
       line(l) {}
 

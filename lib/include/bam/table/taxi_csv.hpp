@@ -19,10 +19,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bam/io/input_error.hpp"
+
 namespace bam::taxi {
 
-/// A malformed input file: what() is "FILE:LINE: what is wrong".
-class csv_error : public std::runtime_error {
+/// A malformed input file: what() is "FILE:LINE: what is wrong" (an input_error; a file that
+/// cannot be opened is an input_error "FILE: cannot open: why").
+class csv_error : public input_error {
  public:
   csv_error(const std::string& file, std::uint64_t line, const std::string& what);
   std::string file;
@@ -39,8 +42,8 @@ struct import_options {
 
 /// Imports the files into a table at o.out (written atomically); returns the import statistics
 /// (the manifest's "source": rows, rejected rows with the first lines, NaN counts per column,
-/// per file). csv_error for a malformed file, table_error when the output cannot be written;
-/// nothing is left behind either way.
+/// per file). csv_error for a malformed file, input_error for one that cannot be opened or
+/// mapped, table_error when the output cannot be written; nothing is left behind either way.
 nlohmann::json import_csv(const import_options& o);
 
 /// What parse_datetime made of a text.
