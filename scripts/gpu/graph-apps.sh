@@ -13,7 +13,15 @@
 # the 10-minute command limit at SCALE <= 24; a step generates the graphs it needs, kept in WORK
 # while the machine stays warm):
 #   BIN=DIR OUT=out [SCALE=22] [STEPS="tests gen bfs-kron cc-kron bfs-urand cc-urand"]
-#     [SOURCES=4] [VERIFY=1] [WORK=build/graph-work] scripts/gpu/graph-apps.sh
+#     [SOURCES=4] [VERIFY=1] [WORK=build/graph-work] [CACHE=bytes] [SETS="optane-p5800x:1 ..."]
+#     scripts/gpu/graph-apps.sh
+# Steps: tests, gen (both graphs), ALGO-KIND (bfs|cc on kron|urand, every storage set of SETS),
+# ALGO-KIND-MODEL-xN (one storage set), sweep-cache and sweep-qp (paper Figures 10 and 11:
+# configs/sweeps/graph-cache-size.json and graph-queue-pairs.json through scripts/sweep, on the
+# Kronecker graph of scale SWEEP_SCALE, default 25, into $OUT/<sweep>/).
+# CACHE: the cache's bytes (default: an eighth of the file, 64 MiB to 8 GiB). The optane sets
+# run every access mode (their processes give the Figure 7 breakdown); others run MODES_OTHER
+# (default host-zero-copy,bam: the target and bam at that storage's bandwidth).
 # Logs, reports (one json per process: <algo>-<graph>-<model>-x<ssds>.json) and one CSV
 # (graph-apps.csv) under $OUT; one "== step ... rc=N s" line per process on stdout. VERIFY=0
 # skips the CPU reference (minutes per source at scale 27).
@@ -29,7 +37,9 @@ if [ "${1:-}" = --stage ]; then
 fi
 : "${BIN:=$(dirname "$0")}" "${OUT:=out}" "${SCALE:=22}" "${SOURCES:=4}" "${VERIFY:=1}"
 : "${WORK:=build/graph-work}" "${STEPS:=tests gen bfs-kron cc-kron bfs-urand cc-urand}"
-: "${LIMIT:=540}"
+: "${LIMIT:=540}" "${CACHE:=}" "${SWEEP_SCALE:=25}"
+: "${SETS:=optane-p5800x:1 optane-p5800x:4 980pro:4}"
+: "${MODES_OTHER:=host-zero-copy,bam}"
 mkdir -p "$OUT" "$WORK"
 export CUDA_MODULE_LOADING=EAGER
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current \
@@ -60,10 +70,16 @@ run() {
   # Media per SSD: the file's share (it is larger than the neighbour array) plus 64 MiB, whole
   # MiB. Cache: an eighth of the file in whole MiB, between 64 MiB and 8 GiB.
   media=$(( (bytes / ssds / 1048576 + 65) * 1048576 ))
-  cache=$(( bytes / 8 / 1048576 ))
-  [ "$cache" -lt 64 ] && cache=64
-  [ "$cache" -gt 8192 ] && cache=8192
-  cache=$(( cache * 1048576 ))
+  if [ -n "$CACHE" ]; then
+    cache=$CACHE
+  else
+    cache=$(( bytes / 8 / 1048576 ))
+    [ "$cache" -lt 64 ] && cache=64
+    [ "$cache" -gt 8192 ] && cache=8192
+    cache=$(( cache * 1048576 ))
+  fi
+  local modes=gpu-memory,host-zero-copy,uvm,bam-preloaded,bam
+  [ "$model" = optane-p5800x ] || modes=$MODES_OTHER
   [ "$algo" = bfs ] && extra+=(--sources "$SOURCES")
   [ "$VERIFY" = 1 ] && extra+=(--verify)
   local name="$algo-$kind-s$SCALE-$model-x$ssds"
@@ -72,7 +88,7 @@ run() {
     --pairs 128 --depth 1024 --set storage.media.kind=host \
     --set storage.media.size_bytes="$media" --set cache.line_size=4096 \
     --set cache.capacity="$cache" \
-    --sweep graph.access=gpu-memory,host-zero-copy,uvm,bam-preloaded,bam "${extra[@]}" \
+    --sweep graph.access="$modes" "${extra[@]}" \
     --report "$OUT/$name.json" --csv "$OUT/graph-apps.csv" > "$OUT/$name.log" 2>&1
   local rc=$?
   echo "== $name rc=$rc $((SECONDS - t0)) s (media $media B/SSD, cache $cache B)"
@@ -104,11 +120,29 @@ for step in $STEPS; do
     bfs-kron | cc-kron | bfs-urand | cc-urand)
       algo=${step%-*} kind=${step#*-}
       gen "$kind" || continue
-      run "$algo" "$kind" optane-p5800x 1
-      run "$algo" "$kind" optane-p5800x 4
-      run "$algo" "$kind" 980pro 4
+      for set in $SETS; do run "$algo" "$kind" "${set%:*}" "${set#*:}"; done
       ;;
-    *) echo "unknown step $step (tests gen bfs-kron cc-kron bfs-urand cc-urand)"; exit 2 ;;
+    bfs-*-x* | cc-*-x*)  # e.g. bfs-kron-optane-p5800x-x4
+      IFS=- read -r algo kind rest <<< "$step"
+      model=${rest%-x*} ssds=${rest##*-x}
+      gen "$kind" || continue
+      run "$algo" "$kind" "$model" "$ssds"
+      ;;
+    sweep-cache | sweep-qp)
+      spec=configs/sweeps/graph-cache-size.json
+      [ "$step" = sweep-qp ] && spec=configs/sweeps/graph-queue-pairs.json
+      name=$(basename "$spec" .json)
+      SCALE=$SWEEP_SCALE gen kron || continue
+      t0=$SECONDS
+      timeout "$LIMIT" /usr/bin/python3 scripts/sweep "$spec" --bin "$BIN" --out "$OUT/$name" \
+        --set graph.file="$WORK/kron-s$SWEEP_SCALE.csr" > "$OUT/$name.log" 2>&1
+      rc=$?
+      echo "== $name rc=$rc $((SECONDS - t0)) s"
+      tail -5 "$OUT/$name.log"
+      [ $rc -eq 0 ] || status=1
+      ;;
+    *) echo "unknown step $step (tests gen bfs-kron cc-kron bfs-urand cc-urand" \
+         "ALGO-KIND-MODEL-xN sweep-cache sweep-qp)"; exit 2 ;;
   esac
 done
 exit $status

@@ -169,6 +169,61 @@ TEST(GraphAppsHost, AMismatchFailsTheRunUnlessReadsFailed) {
   EXPECT_TRUE(r.io_failed());
 }
 
+TEST(GraphAppsHost, NeighbourIdsThatAreNoVertexAreSkippedAndFailTheRun) {
+  // The storage holds ids >= the vertex count (as stale or foreign data on an SSD would): the
+  // steps must not index levels or labels with them, and the run must fail naming them.
+  graph::csr_graph g;
+  g.vertex_count = 4;
+  g.offsets = {0, 1, 3, 3, 3};
+  g.neighbours32 = {1, 9, 2};  // 1 -> 9 is no vertex
+  const run_config c = host_config();
+  for (const graph_algorithm a : {graph_algorithm::bfs, graph_algorithm::cc}) {
+    apps::graph_outcome o = apps::run_on_host(a, g, c, {0}, false);
+    ASSERT_EQ(o.runs.size(), 1u);
+    EXPECT_GE(o.runs[0].bad_ids, 1u) << apps::to_string(a);
+    const run_result r = apps::result_of(o, g, c);
+    EXPECT_NE(r.error.find("neighbour ids that are no vertex of the graph"), std::string::npos)
+        << r.error;
+    EXPECT_GE(r.tool_stats["graph"]["bad_neighbour_ids"].get<std::uint64_t>(), 1u);
+    if (a == graph_algorithm::bfs) {
+      EXPECT_EQ(o.first_levels, (std::vector<std::int32_t>{0, 1, 2, -1}));  // 9 skipped
+    }
+  }
+}
+
+TEST(GraphAppsHost, GraphsOf2To32VerticesAreRefusedBeforeAnyWork) {
+  // 4-byte vertex loops and ids: 2^32 - 1 vertices is the most (the check runs before the
+  // arrays are looked at, so empty ones do).
+  graph::csr_graph g;
+  g.vertex_count = std::uint64_t{1} << 32;
+  try {
+    apps::run_on_host(graph_algorithm::cc, g, host_config(), {}, false);
+    FAIL() << "2^32 vertices accepted";
+  } catch (const config_error& e) {
+    EXPECT_EQ(e.key(), "graph.file");
+    EXPECT_NE(std::string(e.what()).find("at most 2^32 - 1"), std::string::npos) << e.what();
+  }
+}
+
+TEST(GraphAppsHost, VerifyComparesWithTheReferenceOfTheGraphGivenNotOfAnEarlierOne) {
+  // The references are kept between points of one graph: a second graph of the same shape
+  // must get its own.
+  const graph::csr_graph a = csr_of(4, {{0, 1}, {1, 2}, {2, 3}}, false);
+  const graph::csr_graph b = csr_of(4, {{0, 3}, {3, 2}, {2, 1}}, false);
+  const std::vector<std::int32_t> la = apps::reference_levels(a, 0);
+  const std::vector<std::int32_t> lb = apps::reference_levels(b, 0);
+  ASSERT_NE(la, lb);
+  apps::graph_outcome o;
+  apps::verify_levels(o, a, 0, la);
+  EXPECT_EQ(o.verify.count, 0u);
+  apps::verify_levels(o, b, 0, la);  // a's levels are wrong for b
+  EXPECT_EQ(o.verify.count, 2u);     // vertices 1 and 3 differ
+  apps::graph_outcome o2;
+  apps::verify_levels(o2, b, 0, lb);
+  apps::verify_levels(o2, a, 0, la);
+  EXPECT_EQ(o2.verify.count, 0u);
+}
+
 TEST(GraphAppsConfig, GraphKeysParseRoundTripAndAreChecked) {
   const run_config c = parse_config(nlohmann::json::parse(
       R"({"graph": {"file": "g.mtx", "access": "host-zero-copy", "source": 7,

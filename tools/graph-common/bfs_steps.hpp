@@ -20,6 +20,8 @@ struct bfs_level_ref {
   const std::uint64_t* offsets = nullptr;
   std::int32_t level = 0;  ///< the current frontier's level; discovered vertices get level + 1
   queue_out next{};
+  std::uint64_t vertices = 0;  ///< ids at or above it (read from storage) are counted in `bad`
+  unsigned long long* bad = nullptr;
 };
 
 /// Top-down: visits every neighbour of frontier vertex `v`, claiming the unreached ones for the
@@ -38,8 +40,12 @@ BAM_HD BAM_FORCEINLINE std::uint64_t top_down_vertex(const Adj& adj, const bfs_l
     if (i < end) {
       n = static_cast<std::uint32_t>(adj[i]);
       ++read;
-      claimed =
-          load_relaxed(l.levels + n) == unreached && claim(l.levels + n, unreached, l.level + 1);
+      if (n < l.vertices) {
+        claimed =
+            load_relaxed(l.levels + n) == unreached && claim(l.levels + n, unreached, l.level + 1);
+      } else {
+        count_bad_id(l.bad);
+      }
     }
     push(l.next, claimed, n, claimed ? l.offsets[n + 1] - l.offsets[n] : 0);
   }
@@ -61,8 +67,12 @@ BAM_HD BAM_FORCEINLINE std::uint64_t bottom_up_vertex(const Adj& adj, const bfs_
     const std::uint64_t i = base + lane;
     bool parent = false;
     if (i < end) {
-      parent = load_relaxed(l.levels + adj[i]) == l.level;
+      const std::uint32_t n = adj[i];
       ++read;
+      if (n < l.vertices)
+        parent = load_relaxed(l.levels + n) == l.level;
+      else
+        count_bad_id(l.bad);
     }
     found = lanes_any(mask, parent);
   }

@@ -18,6 +18,8 @@ struct cc_round_ref {
   std::uint32_t* labels = nullptr;
   const std::uint64_t* offsets = nullptr;
   unsigned* changed = nullptr;  ///< set when a hook found endpoints with different labels
+  std::uint64_t vertices = 0;   ///< ids at or above it (read from storage) are counted in `bad`
+  unsigned long long* bad = nullptr;
 };
 
 /// Hooks along every edge of `u`. Returns the neighbour elements this lane read.
@@ -29,8 +31,13 @@ BAM_HD BAM_FORCEINLINE std::uint64_t hook_vertex(const Adj& adj, const cc_round_
   std::uint64_t read = 0;
   bool differed = false;
   for (std::uint64_t i = begin + lane; i < end; i += lanes) {
-    const std::uint32_t lv = load_relaxed(r.labels + static_cast<std::uint32_t>(adj[i]));
+    const std::uint32_t v = adj[i];
     ++read;
+    if (v >= r.vertices) {
+      count_bad_id(r.bad);
+      continue;
+    }
+    const std::uint32_t lv = load_relaxed(r.labels + v);
     if (lv == lu) continue;
     differed = true;
     const std::uint32_t hi = lu > lv ? lu : lv, lo = lu > lv ? lv : lu;

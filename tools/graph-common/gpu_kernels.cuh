@@ -23,6 +23,7 @@ struct step_counters {
   unsigned long long count;    ///< vertices pushed to the next frontier
   unsigned long long degrees;  ///< their degrees
   unsigned long long read;     ///< neighbour elements read
+  unsigned long long bad;      ///< neighbour ids read that are no vertex (bfs_level_ref::bad)
   unsigned changed;            ///< cc: a hook found endpoints with different labels
 };
 

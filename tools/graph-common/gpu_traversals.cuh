@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 #include "bam/detail/cuda.hpp"
@@ -122,8 +123,9 @@ traversal gpu_bfs(const Adj& adj, const gpu_graph_buffers& b, const graph::csr_g
     bottom_up = may_go_bottom_up && direction_rule::bottom_up_next(bottom_up, m_f, m_u, n_f, n);
     b.zero_counters(s);
     step_counters* c = b.counters();
-    const bfs_level_ref l{b.levels(), b.offsets(), level,
-                          queue_out{b.frontier(1 - cur), &c->count, &c->degrees}};
+    const bfs_level_ref l{b.levels(), b.offsets(),
+                          level,      queue_out{b.frontier(1 - cur), &c->count, &c->degrees},
+                          n,          &c->bad};
     if (bottom_up) {
       const unsigned blocks = blocks_for(n, max_blocks);
       bottom_up_kernel<Adj><<<blocks, graph_block_threads, 0, s>>>(adj, l, n, c);
@@ -138,6 +140,7 @@ traversal gpu_bfs(const Adj& adj, const gpu_graph_buffers& b, const graph::csr_g
     m_f = got.degrees;
     m_u -= std::min(m_u, m_f);
     t.edges_read += got.read;
+    t.bad_ids += got.bad;
     cur = 1 - cur;
     ++t.steps;
   }
@@ -149,8 +152,7 @@ traversal gpu_bfs(const Adj& adj, const gpu_graph_buffers& b, const graph::csr_g
 inline void reset_cc(const gpu_graph_buffers& b, const graph::csr_graph& g, cudaStream_t s) {
   const std::uint64_t n = g.vertex_count;
   std::vector<std::uint32_t> ids(n);
-  for (std::uint32_t v = 0; v < n; ++v)
-    ids[v] = v;
+  std::iota(ids.begin(), ids.end(), 0u);
   cuda_check(
       cudaMemcpyAsync(b.labels(), ids.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice, s),
       "cc: labels");
@@ -164,7 +166,7 @@ traversal gpu_cc(const Adj& adj, const gpu_graph_buffers& b, const graph::csr_gr
   const std::uint64_t n = g.vertex_count;
   traversal t;
   step_counters* c = b.counters();
-  const cc_round_ref r{b.labels(), b.offsets(), &c->changed};
+  const cc_round_ref r{b.labels(), b.offsets(), &c->changed, n, &c->bad};
   const unsigned blocks = blocks_for(n, max_blocks);
   const unsigned compress_blocks = blocks_for((n + 31) / 32, max_blocks);  // a thread a vertex
   const auto t0 = std::chrono::steady_clock::now();
@@ -176,6 +178,7 @@ traversal gpu_cc(const Adj& adj, const gpu_graph_buffers& b, const graph::csr_gr
     const step_counters got = b.read_counters(s);
     changed = got.changed != 0;
     t.edges_read += got.read;
+    t.bad_ids += got.bad;
     ++t.steps;
   }
   t.seconds = seconds_since(t0);

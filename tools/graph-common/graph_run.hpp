@@ -27,6 +27,7 @@ struct traversal {
   std::uint64_t edges_read = 0;       ///< neighbour elements the kernels read
   std::uint64_t reached = 0;          ///< bfs: vertices reached (cc: every vertex)
   std::uint64_t reached_edges = 0;    ///< bfs: edges of the reached vertices (cc: every edge)
+  std::uint64_t bad_ids = 0;  ///< neighbour ids read from storage that are no vertex (skipped)
 };
 
 /// The cache's counters summed over the caches of a point (bam modes build one per source).
@@ -59,7 +60,8 @@ void count_reached(traversal& t, const graph::csr_graph& g, const std::vector<st
 
 /// The report of a point: runtime = the traversals' total time; read I/Os and bytes = the
 /// cache's line reads; tool_stats.graph = times, TEPS, amplification, steps, cache; verify
-/// mismatches make `error` (exit 1) unless I/Os failed (then exit 3 for those). Writes
+/// mismatches and neighbour ids that are no vertex (the storage holds other data than the
+/// graph) make `error` (exit 1) unless I/Os failed (then exit 3 for those). Writes
 /// graph.dump. Also keeps each access mode's time per (graph, sources, storage) so that the run
 /// that completes gpu-memory, bam-preloaded and bam gets the paper's Figure 7 breakdown.
 run_result result_of(graph_outcome& o, const graph::csr_graph& g, const run_config& c);

@@ -4,16 +4,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "bam/config/config_io.hpp"
 
 namespace bam::apps {
 
 void check_app_graph(const graph::csr_graph& g, const std::string& what) {
-  if (g.wide()) {
+  // 4-byte ids and vertex loops: the largest id and the count itself must fit in 32 bits.
+  if (g.wide() || g.vertex_count > std::numeric_limits<std::uint32_t>::max()) {
     throw config_error("graph.file",
-                       fmt::format("{}: {} vertices; bfs and cc read 4-byte neighbour ids, "
-                                   "allowed at most 2^32 vertices",
+                       fmt::format("{}: {} vertices; bfs and cc keep vertex ids and counts in 4 "
+                                   "bytes, allowed at most 2^32 - 1 = 4294967295 vertices",
                                    what, g.vertex_count));
   }
   if (g.offsets.size() != g.vertex_count + 1 || g.neighbours32.size() != g.edge_count()) {

@@ -14,7 +14,7 @@ namespace bam::apps {
 inline constexpr const char* neighbours_region = "graph.neighbours";
 
 /// config_error("graph.file") unless the kernels can run on `g`: ids fit 32 bits (the neighbour
-/// arrays the kernels read are 4-byte; graphs of more than 2^32 vertices are not supported) and
+/// arrays the kernels read are 4-byte; graphs of 2^32 vertices or more are not supported) and
 /// the offsets are consistent.
 void check_app_graph(const graph::csr_graph& g, const std::string& what);
 

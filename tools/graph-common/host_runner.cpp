@@ -56,7 +56,7 @@ traversal host_bfs(const neighbour_array& adj, const graph::csr_graph& g, std::u
   traversal t;
   levels.assign(n, unreached);
   std::vector<std::uint32_t> frontier{source}, next(n);
-  unsigned long long next_count = 0, next_degrees = 0;
+  unsigned long long next_count = 0, next_degrees = 0, bad = 0;
   std::uint64_t m_f = g.offsets[source + 1] - g.offsets[source];
   std::uint64_t m_u = g.edge_count() - m_f;
   bool bottom_up = false;
@@ -66,8 +66,12 @@ traversal host_bfs(const neighbour_array& adj, const graph::csr_graph& g, std::u
     bottom_up =
         may_go_bottom_up && direction_rule::bottom_up_next(bottom_up, m_f, m_u, frontier.size(), n);
     next_count = next_degrees = 0;
-    const bfs_level_ref l{levels.data(), g.offsets.data(), level,
-                          queue_out{next.data(), &next_count, &next_degrees}};
+    const bfs_level_ref l{levels.data(),
+                          g.offsets.data(),
+                          level,
+                          queue_out{next.data(), &next_count, &next_degrees},
+                          n,
+                          &bad};
     if (bottom_up) {
       t.edges_read += parallel_sum(n, threads, [&](std::uint64_t v) {
         return bottom_up_vertex(adj, l, static_cast<std::uint32_t>(v), 0, 1);
@@ -84,6 +88,7 @@ traversal host_bfs(const neighbour_array& adj, const graph::csr_graph& g, std::u
     ++t.steps;
   }
   t.seconds = since(t0);
+  t.bad_ids = bad;
   count_reached(t, g, levels);
   return t;
 }
@@ -97,7 +102,8 @@ traversal host_cc(const neighbour_array& adj, const graph::csr_graph& g, const r
   labels.resize(n);
   std::iota(labels.begin(), labels.end(), 0u);
   unsigned changed = 1;
-  const cc_round_ref r{labels.data(), g.offsets.data(), &changed};
+  unsigned long long bad = 0;
+  const cc_round_ref r{labels.data(), g.offsets.data(), &changed, n, &bad};
   const auto t0 = std::chrono::steady_clock::now();
   while (changed != 0) {
     changed = 0;
@@ -111,6 +117,7 @@ traversal host_cc(const neighbour_array& adj, const graph::csr_graph& g, const r
     ++t.steps;
   }
   t.seconds = since(t0);
+  t.bad_ids = bad;
   t.reached = n;
   t.reached_edges = g.edge_count();
   return t;

@@ -44,8 +44,8 @@ std::vector<std::uint32_t> reference_components(const graph::csr_graph& g) {
       if (a != b) parent[std::max(a, b)] = std::min(a, b);  // the smaller id stays the root
     }
   }
-  for (std::uint32_t v = 0; v < g.vertex_count; ++v)
-    parent[v] = find_root(parent, v);
+  for (std::uint64_t v = 0; v < g.vertex_count; ++v)
+    parent[v] = find_root(parent, static_cast<std::uint32_t>(v));
   return parent;
 }
 

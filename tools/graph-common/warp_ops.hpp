@@ -29,6 +29,12 @@ BAM_HD BAM_FORCEINLINE bool claim(T* p, T expected, T desired) {
   return device_atomic_ref<T>(*p).compare_exchange_strong(expected, desired, relaxed, relaxed);
 }
 
+/// Counts one neighbour id read from storage that is no vertex of the graph (stale or foreign
+/// data on the SSDs): the kernels skip it and the run fails (graph_run.hpp).
+BAM_HD inline void count_bad_id(unsigned long long* bad) {
+  device_atomic_ref<unsigned long long>(*bad).fetch_add(1, relaxed);
+}
+
 /// Whether `p` holds on any lane of `mask` (the lanes that work on one vertex together).
 BAM_HD BAM_FORCEINLINE bool lanes_any(unsigned mask, bool p) {
 #if BAM_DEVICE_CODE
