@@ -26,7 +26,8 @@ std::array<const double*, taxi::query_count> taxi_table::pointers() const {
 
 namespace {
 
-/// Recomputes the query columns' checksums, a thread per column (each column's first error).
+/// Recomputes the query columns' checksums, a thread per column; table_error for the first
+/// (in query order) that differs from the manifest.
 void verify_columns(const taxi_table& t) {
   std::array<std::string, taxi::query_count> errors;
   std::vector<std::thread> pool;
