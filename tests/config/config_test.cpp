@@ -421,6 +421,26 @@ TEST(Config, JsonPathsAndCliValues) {
   EXPECT_THROW(set_json_path(j, "a..b", 1), config_error);
 }
 
+TEST(Config, CliValuesOfStringKeysAreTheirText) {
+  // A string or enum key takes the text as it is, whatever JSON it would also be.
+  EXPECT_EQ(parse_cli_value("123", "graph.file"), json("123"));
+  EXPECT_EQ(parse_cli_value("true", "taxi.data"), json("true"));
+  EXPECT_EQ(parse_cli_value("null", "report.json"), json("null"));
+  EXPECT_EQ(parse_cli_value("[1]", "taxi.results"), json("[1]"));
+  EXPECT_EQ(parse_cli_value("1", "taxi.impl"), json("1"));  // enum: "not allowed", not a type
+  EXPECT_EQ(parse_cli_value("q0,q1", "taxi.queries"), json("q0,q1"));
+  // A JSON string literal is still read as JSON ("..." on the command line is that string).
+  EXPECT_EQ(parse_cli_value("\"a b\"", "graph.file"), json("a b"));
+  // Other keys: JSON first, as before.
+  EXPECT_EQ(parse_cli_value("12", "workload.threads"), json(12));
+  EXPECT_EQ(parse_cli_value("[\"a\"]", "report.formats"), json::array({"a"}));
+  // Through the config: a numeric file name is a file name.
+  run_config c;
+  nlohmann::json one = json::object();
+  set_json_path(one, "graph.file", parse_cli_value("123", "graph.file"));
+  EXPECT_EQ(parse_config(one, c).graph.file, "123");
+}
+
 TEST(Config, DuplicateKeysAreRefusedNamingTheKey) {
   expect_error([] { parse_json_unique_keys(R"({"queues": {"depth": 64, "depth": 128}})"); },
                "queues.depth", {"duplicate key", "given twice"});

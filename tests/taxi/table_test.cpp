@@ -1,6 +1,7 @@
 // Column tables, the taxi generator and the CSV importer through the library: values read back
 // are the values written (or parsed), a table is the same for any thread count, a failed write
 // or a malformed file leaves nothing behind, and malformed files name their line.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,8 +9,11 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "bam/graph/csr.hpp"
+#include "bam/io/input_error.hpp"
 #include "bam/storage/checksum.hpp"
 #include "bam/table/column_table.hpp"
 #include "bam/table/table_writer.hpp"
@@ -21,6 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace bam;
+using bam::test::read_file;
 using bam::test::temp_dir;
 
 std::vector<double> column(const fs::path& dir, const char* name) {
@@ -179,6 +184,51 @@ const std::string tlc_csv =
     "2,31.0,2019-01-01 02:00:00,2,80,0.5,0.5,10,5.76,0.3,97.06,N,\"say \"\"hi\"\"\"\r\n"  // 6
     "1,3.0,bad time,x,12,abc,0.5,1,0,0.3,14.3,N,z\r\n";  // line 7: rejected (extra)
 
+TEST(TableManifest, ChecksumsAreParsedStrictlyNamingTheFileAndKey) {
+  temp_dir d;
+  const fs::path out = d.path() / "t";
+  const std::vector<double> a = {1, 2, 3};
+  {
+    table::table_writer w(out, {"a"});
+    w.append(0, a.data(), a.size());
+    w.commit({});
+  }
+  const std::string good = fmt::format("{:016x}", checksum64(a.data(), 24));
+  nlohmann::json j = nlohmann::json::parse(read_file(out / "table.json"));
+  ASSERT_EQ(j["columns"][0]["checksum_xxh64"], good);
+  // What std::stoull took (a space, a sign, "0x", text after the digits) or threw another
+  // exception for (no digits, too many) is refused as a table_error.
+  const std::vector<std::string> bad = {" " + good,
+                                        "+" + good.substr(1),
+                                        good + "z",
+                                        good + " ",
+                                        "0x" + good.substr(2),
+                                        good.substr(1),
+                                        "",
+                                        "zz",
+                                        good + "0",
+                                        "-" + good.substr(1),
+                                        "123456789abcdefg"};
+  for (const std::string& v : bad) {
+    j["columns"][0]["checksum_xxh64"] = v;
+    std::ofstream(out / "table.json") << j.dump(2);
+    try {
+      table::read_manifest(out);
+      ADD_FAILURE() << "accepted \"" << v << "\"";
+    } catch (const table::table_error& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find((out / "table.json").string()), std::string::npos) << what;
+      EXPECT_NE(what.find("column a: checksum_xxh64 \"" + v + "\""), std::string::npos) << what;
+      EXPECT_NE(what.find("16 hex digits"), std::string::npos) << what;
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "\"" << v << "\": not a table_error: " << e.what();
+    }
+  }
+  j["columns"][0]["checksum_xxh64"] = good;
+  std::ofstream(out / "table.json") << j.dump(2);
+  EXPECT_EQ(table::read_manifest(out).columns[0].checksum, checksum64(a.data(), 24));
+}
+
 TEST(TaxiCsv, ImportsTlcRowsRejectsAndCountsWithLinesAndReadsValuesBack) {
   temp_dir d;
   write(d.path() / "a.csv", tlc_csv);
@@ -266,6 +316,16 @@ TEST(TaxiCsv, MalformedFilesAreRefusedWithTheirLineAndNothingIsWritten) {
       {header + row + "1,\"2019-01-01 00:00:00,1,1,0,0.5,0,0,0.3,1.8\n" + row, 3,
        "unterminated quoted field"},
       {header + row + "1,\"2019\"x,1,1,0,0.5,0,0,0.3,1.8\n", 3, "after a closing quote"},
+      // A pickup time of the right form that cannot exist: the field and the reason named.
+      {header + row + "1,2021-02-31 10:00:00,1,1,0,0.5,0,0,0.3,1.8\n", 3,
+       "tpep_pickup_datetime \"2021-02-31 10:00:00\" is no date: day 31 does not exist: 2021-02 "
+       "has 28 days"},
+      {header + "1,2023-02-29T00:00:00Z,1,1,0,0.5,0,0,0.3,1.8\n", 2, "2023-02 has 28 days"},
+      {header + row + row + "1,1900-02-29 00:00:00,1,1,0,0.5,0,0,0.3,1.8\n", 4,
+       "1900-02 has 28 days"},
+      {header + "1,2021-04-31 00:00:00,1,1,0,0.5,0,0,0.3,1.8\n", 2, "2021-04 has 30 days"},
+      {header + "1,2021-13-01 00:00:00,1,1,0,0.5,0,0,0.3,1.8\n", 2, "month 13 does not exist"},
+      {header + "1,2021-01-01 24:00:00,1,1,0,0.5,0,0,0.3,1.8\n", 2, "24:00:00 is not a time"},
   };
   for (const malformed& m : cases) {
     temp_dir d;
@@ -288,17 +348,83 @@ TEST(TaxiCsv, MalformedFilesAreRefusedWithTheirLineAndNothingIsWritten) {
   }
 }
 
+TEST(TaxiCsv, LeapDaysAndMonthEndsAreRead) {
+  temp_dir d;
+  write(d.path() / "a.csv",
+        "trip_distance,tpep_pickup_datetime,passenger_count,fare_amount,extra,mta_tax,tip_amount,"
+        "tolls_amount,improvement_surcharge,total_amount\n"
+        "1,2000-02-29 00:00:00,1,1,0,0.5,0,0,0.3,1.8\n"
+        "1,2024-02-29 12:00:00,1,1,0,0.5,0,0,0.3,1.8\n"
+        "1,2021-12-31 23:59:59,1,1,0,0.5,0,0,0.3,1.8\n"
+        "1,not a time,1,1,0,0.5,0,0,0.3,1.8\n");
+  taxi::import_options o;
+  o.csv = {d.path() / "a.csv"};
+  o.out = d.path() / "t";
+  const nlohmann::json s = taxi::import_csv(o);
+  EXPECT_EQ(s["rows"], 4u);
+  const std::vector<double> t = column(o.out, "pickup_time");
+  EXPECT_EQ(t[0], 951782400.0);
+  EXPECT_EQ(t[1], 1709208000.0);
+  EXPECT_EQ(t[2], 1640995199.0);
+  EXPECT_TRUE(std::isnan(t[3]));  // not of the form: NaN and counted, as before
+  EXPECT_EQ(s["non_numeric_as_nan"]["pickup_time"], 1u);
+}
+
+TEST(InputFiles, ReadersThatCannotOpenAFileThrowTheOneInputError) {
+  // The graph loaders and the CSV importer share the library's file mapping and its error type
+  // (bam/io/input_error.hpp): a tool answers either with exit status 2.
+  temp_dir d;
+  auto message = [](auto&& f) -> std::string {
+    try {
+      f();
+    } catch (const bam::input_error& e) {
+      return e.what();
+    } catch (const std::exception& e) {
+      return std::string("not an input_error: ") + e.what();
+    }
+    return "nothing thrown";
+  };
+  const fs::path el = d.path() / "missing.el", csv = d.path() / "missing.csv";
+  EXPECT_EQ(message([&] { graph::load_graph(el); }),
+            el.string() + ": cannot open: No such file or directory");
+  EXPECT_EQ(message([&] { graph::load_graph(d.path()); }).find("not an input_error"),
+            std::string::npos);
+  taxi::import_options o;
+  o.csv = {csv};
+  o.out = d.path() / "t";
+  EXPECT_EQ(message([&] { taxi::import_csv(o); }), csv.string() + ": not a readable file");
+  static_assert(std::is_base_of_v<bam::input_error, taxi::csv_error>);
+  static_assert(std::is_same_v<bam::input_error, graph::input_error>);
+  EXPECT_EQ(entries(d.path()), std::vector<std::string>{});
+}
+
 TEST(TaxiCsv, DatetimesAreReadAsUtc) {
+  using enum taxi::datetime_parse;
   double t = 0;
-  EXPECT_TRUE(taxi::parse_datetime("1970-01-01 00:00:00", t));
+  std::string why;
+  EXPECT_EQ(taxi::parse_datetime("1970-01-01 00:00:00", t, why), ok);
   EXPECT_EQ(t, 0);
-  EXPECT_TRUE(taxi::parse_datetime("2020-02-29T23:59:59", t));
+  EXPECT_EQ(taxi::parse_datetime("2020-02-29T23:59:59", t, why), ok);
   EXPECT_EQ(t, 1583020799);
-  EXPECT_TRUE(taxi::parse_datetime("2023-01-01 00:32:10.000000Z", t));
+  EXPECT_EQ(taxi::parse_datetime("2023-01-01 00:32:10.000000Z", t, why), ok);
   EXPECT_EQ(t, 1672533130);
-  EXPECT_FALSE(taxi::parse_datetime("2023-01-01 00:32:10.x", t));
-  EXPECT_FALSE(taxi::parse_datetime("2020-13-01 00:00:00", t));
-  EXPECT_FALSE(taxi::parse_datetime("2020-01-01", t));
+  EXPECT_EQ(taxi::parse_datetime("2016-12-31 23:59:60", t, why), ok);  // a leap second
+  EXPECT_EQ(taxi::parse_datetime("2023-01-01 00:32:10.x", t, why), not_a_time);
+  EXPECT_EQ(taxi::parse_datetime("2020-01-01", t, why), not_a_time);
+  EXPECT_EQ(taxi::parse_datetime("2020-1-01 00:00:00", t, why), not_a_time);
+  EXPECT_EQ(taxi::parse_datetime("2020-13-01 00:00:00", t, why), impossible);
+  EXPECT_EQ(why, "month 13 does not exist");
+  EXPECT_EQ(taxi::parse_datetime("2020-00-01 00:00:00", t, why), impossible);
+  // Days against their month, leap years included (every 4th year, not centuries but every 4th).
+  EXPECT_EQ(taxi::parse_datetime("2021-02-29 00:00:00", t, why), impossible);
+  EXPECT_EQ(why, "day 29 does not exist: 2021-02 has 28 days");
+  EXPECT_EQ(taxi::parse_datetime("2100-02-29 00:00:00", t, why), impossible);
+  EXPECT_EQ(taxi::parse_datetime("2000-02-29 00:00:00", t, why), ok);
+  EXPECT_EQ(taxi::parse_datetime("2021-06-31 00:00:00", t, why), impossible);
+  EXPECT_EQ(taxi::parse_datetime("2021-07-31 00:00:00", t, why), ok);
+  EXPECT_EQ(taxi::parse_datetime("2021-07-00 00:00:00", t, why), impossible);
+  EXPECT_EQ(taxi::parse_datetime("2021-07-01 23:60:00", t, why), impossible);
+  EXPECT_EQ(why, "23:60:00 is not a time of day");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 // issue specifies, and bad inputs are refused (exit 2) with the reason.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -178,6 +179,8 @@ TEST(TaxiTools, BadInputsAreRefusedWithTheReasonAndNothingWritten) {
       {{"--data", t, "--query", "q7"}, "taxi.queries"},
       {{"--data", t, "--impl", "gpu"}, "taxi.impl"},
       {{"--data", d / "nothing"}, "taxi.data"},
+      // A directory named like a number is a path (the string key takes the text).
+      {{"--data", "123"}, "taxi.data: 123/table.json: cannot read"},
       {{"--min-distance", "30"}, "taxi.data: required"},
       {{"--data", t, "--set", "taxi.row_group_rows=5000"}, "multiples of 4096"},
       {{"--data", t, "--set", "storage.media.size_bytes=65536"}, "storage.media.size_bytes"},
@@ -197,12 +200,109 @@ TEST(TaxiTools, BadInputsAreRefusedWithTheReasonAndNothingWritten) {
   EXPECT_EQ(r.rc, 2);
   EXPECT_NE(r.err.find("bad.csv:3: 2 fields, the header has 10"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(d / "u"));
+  // A pickup time that cannot exist: exit 2, FILE:LINE and the field named, no table.
+  std::ofstream(d / "date.csv") << "trip_distance,tpep_pickup_datetime,passenger_count,"
+                                   "fare_amount,extra,mta_tax,tip_amount,tolls_amount,"
+                                   "improvement_surcharge,total_amount\n"
+                                   "1,2021-02-28 23:00:00,1,1,0,0.5,0,0,0.3,1.8\n"
+                                   "1,2021-02-31 10:00:00,1,1,0,0.5,0,0,0.3,1.8\n";
+  r = run_tool(data_bin, {"taxi-import", "--csv", d / "date.csv", "--out", d / "v"}, d);
+  EXPECT_EQ(r.rc, 2);
+  EXPECT_NE(r.err.find("date.csv:3: tpep_pickup_datetime \"2021-02-31 10:00:00\" is no date"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(d / "v"));
   // A destination holding other files is not replaced.
   fs::create_directory(d / "mine");
   std::ofstream(d.path() / "mine" / "x") << "x";
   r = run_tool(data_bin, {"taxi-gen", "--rows", "10", "--out", d / "mine"}, d);
   EXPECT_EQ(r.rc, 2);
   EXPECT_TRUE(fs::exists(d.path() / "mine" / "x"));
+}
+
+TEST(TaxiTools, FailedLineReadsAndFailedAccessesAreCountedApart) {
+  temp_dir d;
+  const std::string t = gen(d, "t", "20000", "1");
+  // 2 % of the commands fail. One thread and one queue per SSD: every command's place on its
+  // queue, so its fate, is the same run after run; with this seed the placement's writes pass
+  // and some of bam's 240 line reads fail.
+  const std::string csv = d / "r.csv";
+  const auto r = run_tool(
+      query_bin,
+      query_args(t, {"--impl", "bam", "--min-distance", "0.5", "--set", "workload.threads=1",
+                     "--set", "storage.faults.error_fraction=0.02", "--set",
+                     "storage.faults.seed=12345", "--report", d / "r.json", "--csv", csv, "--set",
+                     "report.formats=[\"json\",\"csv\",\"summary\"]"}),
+      d);
+  EXPECT_EQ(r.rc, 3) << r.err;
+  const json rep = json::parse(read_file(d / "r.json"))["bamkit"];
+  const json& bam = rep["stats"]["taxi"]["impls"][0];
+  const std::uint64_t reads = bam["cache"]["io_errors"].get<std::uint64_t>();
+  const std::uint64_t accesses = bam["cache"]["failed_accesses"].get<std::uint64_t>();
+  EXPECT_GT(reads, 0u);
+  EXPECT_GT(accesses, 0u);
+  // Two counters, each in its own unit, and no sum of both.
+  EXPECT_EQ(bam["failed_reads"], reads);
+  EXPECT_EQ(bam["failed_accesses"], accesses);
+  EXPECT_FALSE(bam.contains("io_errors"));
+  // The run's errors are the failed reads (the I/Os), by status.
+  EXPECT_EQ(rep["io_errors"]["errors"], reads);
+  EXPECT_EQ(rep["io_errors"]["by_status"]["Unrecovered Read Error"], reads);
+  EXPECT_EQ(rep["stats"]["taxi"]["failed_accesses"], accesses);
+  // The CSV row and the summary say the same.
+  const std::string row = read_file(csv);
+  const std::string head = row.substr(0, row.find('\n'));
+  std::vector<std::string> names, values;
+  for (std::istringstream in(head); std::getline(in, names.emplace_back(), ',');) {
+  }
+  std::istringstream in2(row.substr(row.find('\n') + 1));
+  for (std::string line; std::getline(in2, line);) {
+    for (std::istringstream f(line); std::getline(f, values.emplace_back(), ',');) {
+    }
+  }
+  auto value_of = [&](const std::string& n) {
+    const auto at = std::find(names.begin(), names.end(), n);
+    return at == names.end() ? std::string("(no column " + n + ")")
+                             : values[static_cast<std::size_t>(at - names.begin())];
+  };
+  EXPECT_EQ(value_of("bam_failed_reads"), std::to_string(reads)) << head;
+  EXPECT_EQ(value_of("bam_failed_accesses"), std::to_string(accesses)) << head;
+  EXPECT_NE(r.out.find("taxi: bam: " + std::to_string(reads) + " failed reads (0 timeouts), " +
+                       std::to_string(accesses) + " element accesses that got no data"),
+            std::string::npos)
+      << r.out;
+}
+
+/// Changes one byte of a column file (the manifest keeps its checksum).
+void damage(const fs::path& file) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(100);
+  const char c = static_cast<char>(f.get());
+  f.seekp(100);
+  f.put(static_cast<char>(c ^ 0x10));
+}
+
+TEST(TaxiTools, AColumnThatDiffersFromItsChecksumIsRefused) {
+  temp_dir d;
+  const std::string t = gen(d, "t", "5000", "1");
+  // A column the queries do not read (tip_amount) is not loaded, so not checked.
+  damage(fs::path(t) / "tip_amount.f64");
+  auto r = run_tool(query_bin, query_args(t, {"--impl", "bam"}), d);
+  EXPECT_EQ(r.rc, 0) << r.err;
+  // total_amount is loaded: refused before any run, naming the column and its file (exit 2),
+  // whichever implementation and tiled source would read it.
+  damage(fs::path(t) / "total_amount.f64");
+  for (const std::vector<std::string>& more :
+       {std::vector<std::string>{"--impl", "bam"},
+        std::vector<std::string>{"--impl", "tiled", "--set", "taxi.tiled_source=page_cache"}}) {
+    r = run_tool(query_bin, query_args(t, more), d);
+    EXPECT_EQ(r.rc, 2) << r.err;
+    EXPECT_NE(r.err.find("taxi.data: " + (fs::path(t) / "total_amount.f64").string() +
+                         ": column total_amount: checksum "),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
 }
 
 TEST(TaxiTools, GeneratorIsDeterministicAcrossThreadCounts) {

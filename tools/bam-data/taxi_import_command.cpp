@@ -42,6 +42,9 @@ int run_import(const taxi::import_options& o) {
   } catch (const taxi::csv_error& e) {
     fmt::print(stderr, "bam-data taxi-import: malformed input: {} (nothing written)\n", e.what());
     return exit_invalid_input;
+  } catch (const input_error& e) {  // a file that cannot be opened or mapped
+    fmt::print(stderr, "bam-data taxi-import: invalid input: {} (nothing written)\n", e.what());
+    return exit_invalid_input;
   } catch (const std::exception& e) {
     fmt::print(stderr, "bam-data taxi-import: {} (nothing written)\n", e.what());
     return exit_run_failed;

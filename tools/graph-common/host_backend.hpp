@@ -1,6 +1,5 @@
 // host_backend.hpp: API. The harness backend of bfs and cc on CPU threads (storage.backend host
-// or nvme): loads graph.file, picks the sources, runs host_runner.hpp's run_on_host and makes
-// the report (graph_run.hpp).
+// or nvme): graph_backend.hpp's backend with host_runner.hpp's run_on_host.
 #pragma once
 #include <cstdint>
 #include <memory>

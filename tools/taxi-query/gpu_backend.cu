@@ -24,6 +24,7 @@
 #include "bam/storage/host_context.hpp"
 #include "gpu_backend.hpp"
 #include "host_backend.hpp"
+#include "taxi_backend.hpp"
 #include "taxi_run.hpp"
 #include "tiled_reader.hpp"
 
@@ -109,57 +110,47 @@ struct pinned_buffer {
   pinned_buffer& operator=(const pinned_buffer&) = delete;
 };
 
-class taxi_gpu_backend final : public backend {
+class taxi_gpu_backend final : public taxi_backend {
  public:
+  taxi_gpu_backend() : taxi_backend(1u << 25) {}
   ~taxi_gpu_backend() override {
     gctx_.reset();
     if (stream_) cudaStreamDestroy(stream_);
   }
-  void open(const run_config& c) override {
-    gctx_.reset();
-    hctx_.reset();
+
+ private:
+  void check_needs(const run_config&) override {
     std::string why;
     if (!cuda_device_usable(why)) {
       throw config_error("storage.backend",
                          "\"emulated\" needs a CUDA GPU and none is usable (" + why + ")");
     }
-    table_ = std::make_unique<taxi_table>(open_taxi_table(c));
-    data_ = c.taxi.data;
-    if (!stream_) check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
-    caps_ = backend_caps{};
-    caps_.max_ssds = cache_max_ssds;
-    caps_.media_bytes = c.storage.media.size_bytes;
-    caps_.max_threads = 1u << 25;
   }
-  backend_caps capabilities() const override { return caps_; }
-
-  run_result run(const run_config& c, const run_hooks& hooks) override {
-    if (c.taxi.data != data_) open(c);
-    std::vector<taxi_outcome> outcomes;
-    for (taxi_impl impl : taxi_impls(c)) {
-      outcomes.push_back(impl == taxi_impl::bam ? run_bam(c) : run_tiled(c));
-      if (hooks.ios_done) hooks.ios_done->fetch_add(table_->rows());
-    }
-    run_result r = taxi_result(c, *table_, outcomes, hooks.verify);
-    if (gctx_) r.tool_stats["storage"] = gctx_->describe();
-    if (hctx_) r.tool_stats["tiled_storage"] = hctx_->describe();
-    r.tool_stats["taxi"]["placement_seconds"] = place_seconds_;
-    r.tool_stats["taxi"]["real_hardware"] =
+  void open_storage(const run_config&) override {
+    gctx_.reset();  // both contexts place the columns when an implementation first needs them
+    hctx_.reset();
+    if (!stream_) check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
+  }
+  taxi_outcome run_impl(taxi_impl impl, const run_config& c) override {
+    return impl == taxi_impl::bam ? run_bam(c) : run_tiled(c);
+  }
+  void describe(nlohmann::json& st) const override {
+    if (gctx_) st["storage"] = gctx_->describe();
+    if (hctx_) st["tiled_storage"] = hctx_->describe();
+    st["taxi"]["real_hardware"] =
         "bam: GPU threads through the BaM cache over GPU-emulated SSDs (their controller a "
         "kernel on this GPU, media in pinned host memory: data crosses PCIe as from real "
         "SSDs); tiled (ssd): CPU threads read host-emulated SSDs of the same storage.model "
         "into pinned memory, then cudaMemcpy to the GPU; on real hardware both would read the "
         "same drives";
-    return r;
   }
 
- private:
   taxi_outcome run_bam(const run_config& c) {
     if (!gctx_) {
       trace("gpu_context");
       gctx_ = std::make_unique<gpu_context>(c);
       trace("place columns");
-      place_seconds_ += place_taxi_columns(*gctx_, *table_);
+      place_seconds_ += place_taxi_columns(*gctx_, table());
       trace("preload");
       check(preload_kernel(query_kernel<array_columns>), "preload");
       if (std::getenv("BAM_TAXI_TRACE") != nullptr) {
@@ -178,7 +169,7 @@ class taxi_gpu_backend final : public backend {
     for (int k = 0; k < taxi::query_count; ++k)
       cols.a[k] = gctx_->array<double>(taxi_region(k));
     const taxi::query_set q = taxi::parse_queries(c.taxi.queries);
-    const std::uint64_t rows = table_->rows();
+    const std::uint64_t rows = table().rows();
     const std::uint64_t blocks = taxi::blocks_of(rows);
     device_buffer sums(blocks * sizeof(block_sums));
     cudaEvent_t begin = nullptr, end = nullptr;
@@ -246,8 +237,7 @@ class taxi_gpu_backend final : public backend {
     for (std::uint64_t b : s.bytes_read)
       o.bytes_moved += b;
     o.commands = s.reads;
-    o.io_errors = s.io_errors + s.failed_accesses;
-    o.timeouts = s.timeouts;
+    add_cache_failures(s, o);
     o.details["cache"] = cache_json(s, c.cache.line_size);
     o.details["kernel"] = {{"grid", grid},
                            {"block_threads", taxi::lanes},
@@ -263,15 +253,15 @@ class taxi_gpu_backend final : public backend {
         hc.storage.backend = backend_kind::host;
         hc.storage.media.kind = media_kind::host;
         hctx_ = std::make_unique<host_context>(hc);
-        place_seconds_ += place_taxi_columns(*hctx_, *table_);
+        place_seconds_ += place_taxi_columns(*hctx_, table());
       }
       src = ssd_tiled_reader(*hctx_, std::min(c.workload.threads, 16u));
     } else {
-      src = file_tiled_reader(*table_);
+      src = file_tiled_reader(table());
     }
     const taxi::query_set q = taxi::parse_queries(c.taxi.queries);
     const int deepest = q.deepest();
-    const std::uint64_t rows = table_->rows();
+    const std::uint64_t rows = table().rows();
     const std::uint64_t group = c.taxi.row_group_rows;
     const std::uint64_t groups = (rows + group - 1) / group;
     const std::uint64_t blocks = taxi::blocks_of(rows);
@@ -347,13 +337,9 @@ class taxi_gpu_backend final : public backend {
     return o;
   }
 
-  std::unique_ptr<taxi_table> table_;
-  std::string data_;
   std::unique_ptr<gpu_context> gctx_;
   std::unique_ptr<host_context> hctx_;
   cudaStream_t stream_ = nullptr;
-  double place_seconds_ = 0;
-  backend_caps caps_{};
 };
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "bam/storage/host_context.hpp"
+#include "taxi_backend.hpp"
 #include "taxi_run.hpp"
 #include "tiled_reader.hpp"
 
@@ -66,11 +67,9 @@ taxi_outcome run_bam(host_context& ctx, const run_config& c, const taxi_table& t
   for (std::uint64_t b : s.bytes_read)
     o.bytes_moved += b;
   o.commands = s.reads;
-  o.io_errors = s.io_errors;
-  o.timeouts = s.timeouts;
+  add_cache_failures(s, o);
   o.details["cache"] = cache_json(s, c.cache.line_size);
   o.details["threads"] = threads_of(c);
-  if (s.failed_accesses != 0) o.io_errors += s.failed_accesses;
   return o;
 }
 
@@ -125,46 +124,31 @@ taxi_outcome run_tiled(tiled_reader& src, const run_config& c, const taxi_table&
   return o;
 }
 
-class taxi_host_backend final : public backend {
+class taxi_host_backend final : public taxi_backend {
  public:
-  void open(const run_config& c) override {
-    table_ = std::make_unique<taxi_table>(open_taxi_table(c));
-    ctx_ = std::make_unique<host_context>(c);
-    place_seconds_ = place_taxi_columns(*ctx_, *table_);
-    data_ = c.taxi.data;
-    caps_ = ctx_->caps();
-    caps_.max_threads = taxi_host_max_threads;
-  }
-  backend_caps capabilities() const override { return caps_; }
-  run_result run(const run_config& c, const run_hooks& hooks) override {
-    if (c.taxi.data != data_) open(c);  // another table: placed anew
-    std::vector<taxi_outcome> outcomes;
-    for (taxi_impl impl : taxi_impls(c)) {
-      if (impl == taxi_impl::bam) {
-        outcomes.push_back(run_bam(*ctx_, c, *table_));
-      } else {
-        const std::unique_ptr<tiled_reader> src = c.taxi.tiled_source == taxi_tiled_source::ssd
-                                                      ? ssd_tiled_reader(*ctx_, threads_of(c))
-                                                      : file_tiled_reader(*table_);
-        outcomes.push_back(run_tiled(*src, c, *table_));
-      }
-      if (hooks.ios_done) hooks.ios_done->fetch_add(table_->rows());
-    }
-    run_result r = taxi_result(c, *table_, outcomes, hooks.verify);
-    r.tool_stats["storage"] = ctx_->describe();
-    r.tool_stats["taxi"]["placement_seconds"] = place_seconds_;
-    r.tool_stats["taxi"]["real_hardware"] =
-        "host backend: CPU threads stand in for GPU threads (bam) and for the GPU kernel "
-        "(tiled); no PCIe copies; the SSDs are host-emulated at storage.model's pace";
-    return r;
-  }
+  taxi_host_backend() : taxi_backend(taxi_host_max_threads) {}
 
  private:
-  std::unique_ptr<taxi_table> table_;
+  void open_storage(const run_config& c) override {
+    ctx_.reset();
+    ctx_ = std::make_unique<host_context>(c);
+    place_seconds_ += place_taxi_columns(*ctx_, table());
+  }
+  taxi_outcome run_impl(taxi_impl impl, const run_config& c) override {
+    if (impl == taxi_impl::bam) return run_bam(*ctx_, c, table());
+    const std::unique_ptr<tiled_reader> src = c.taxi.tiled_source == taxi_tiled_source::ssd
+                                                  ? ssd_tiled_reader(*ctx_, threads_of(c))
+                                                  : file_tiled_reader(table());
+    return run_tiled(*src, c, table());
+  }
+  void describe(nlohmann::json& st) const override {
+    st["storage"] = ctx_->describe();
+    st["taxi"]["real_hardware"] =
+        "host backend: CPU threads stand in for GPU threads (bam) and for the GPU kernel "
+        "(tiled); no PCIe copies; the SSDs are host-emulated at storage.model's pace";
+  }
+
   std::unique_ptr<host_context> ctx_;
-  std::string data_;
-  double place_seconds_ = 0;
-  backend_caps caps_{};
 };
 
 }  // namespace

@@ -45,6 +45,8 @@ void decorate(bam::report_inputs& in) {
     add(p + "_bytes_moved", std::to_string(i["bytes_moved"].get<std::uint64_t>()));
     add(p + "_bytes_needed", std::to_string(i["bytes_needed"].get<std::uint64_t>()));
     add(p + "_amplification", fmt::format("{:.4f}", i["io_amplification"].get<double>()));
+    add(p + "_failed_reads", std::to_string(i["failed_reads"].get<std::uint64_t>()));
+    add(p + "_failed_accesses", std::to_string(i["failed_accesses"].get<std::uint64_t>()));
   }
 }
 
@@ -60,6 +62,15 @@ void print_extra(std::ostream& os, const bam::report_inputs& in) {
                i["impl"].get<std::string>(), i["seconds"].get<double>(),
                i["bytes_moved"].get<std::uint64_t>(), i["commands"].get<std::uint64_t>(),
                i["bytes_needed"].get<std::uint64_t>(), i["io_amplification"].get<double>());
+    const auto failed_reads = i["failed_reads"].get<std::uint64_t>();
+    const auto failed_accesses = i["failed_accesses"].get<std::uint64_t>();
+    if (failed_reads != 0 || failed_accesses != 0) {
+      fmt::print(os,
+                 "  taxi: {}: {} failed reads ({} timeouts), {} element accesses that got "
+                 "no data\n",
+                 i["impl"].get<std::string>(), failed_reads, i["timeouts"].get<std::uint64_t>(),
+                 failed_accesses);
+    }
     if (i.contains("cache")) {
       const nlohmann::json& k = i["cache"];
       fmt::print(os, "  taxi: {} cache: {} hits, {} misses, {} reads, {} evictions\n",
@@ -89,7 +100,8 @@ void validate(const bam::run_config& c) {
     throw bam::config_error("storage.protocol",
                             "emulator is not supported by taxi-query, allowed hardware");
   }
-  const bam::tools::taxi_table t = bam::tools::open_taxi_table(c);  // config_error (taxi.data)
+  // config_error (taxi.data); the backends check the columns' checksums when they open
+  const bam::tools::taxi_table t = bam::tools::open_taxi_table(c, bam::tools::column_check::size);
   const std::uint64_t need = t.region_bytes() * bam::taxi::query_count;
   const std::uint64_t room = c.storage.media.size_bytes * c.storage.ssd_count;
   if (need + need / 8 + (std::uint64_t{4} << 20) > room) {

@@ -10,6 +10,8 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "bam/storage/storage_context.hpp"
+
 namespace bam::tools {
 
 taxi::query_results results_of(const std::vector<taxi::block_sums>& blocks) {
@@ -38,6 +40,16 @@ nlohmann::json cache_json(const cache_stats& s, std::uint64_t line_bytes) {
           {"slot_bytes", s.slot_bytes}};
 }
 
+void add_cache_failures(const cache_stats& s, taxi_outcome& o) {
+  run_result r;  // the storage layer's naming of statuses (add_cache_errors)
+  add_cache_errors(s, r);
+  o.failed_reads += r.errors;
+  o.timeouts += r.timeouts;
+  for (const auto& [status, n] : r.errors_by_status)
+    o.failed_reads_by_status[status] += n;
+  o.failed_accesses += s.failed_accesses;
+}
+
 std::vector<taxi_impl> taxi_impls(const run_config& c) {
   if (c.taxi.impl == taxi_impl::both) return {taxi_impl::bam, taxi_impl::tiled};
   return {c.taxi.impl};
@@ -57,8 +69,10 @@ nlohmann::json outcome_json(const taxi_outcome& o, const taxi::query_set& q, std
       {"io_amplification", needed == 0 ? 0.0 : double(o.bytes_moved) / double(needed)},
       {"rows_per_s", o.seconds > 0 ? double(rows) / o.seconds : 0.0},
       {"results", taxi::to_json(o.results, q)},
-      {"io_errors", o.io_errors},
-      {"timeouts", o.timeouts}};
+      {"failed_reads", o.failed_reads},
+      {"timeouts", o.timeouts},
+      {"failed_reads_by_status", o.failed_reads_by_status},
+      {"failed_accesses", o.failed_accesses}};
   j.update(o.details);
   return j;
 }
@@ -84,19 +98,30 @@ run_result taxi_result(const run_config& c, const taxi_table& t,
   run_result r;
   nlohmann::json impls = nlohmann::json::array();
   double secs = 0;
+  std::uint64_t failed_accesses = 0;
   for (const taxi_outcome& o : outcomes) {
     impls.push_back(outcome_json(o, q, t.rows(), deepest));
     r.read.io_bytes += o.bytes_moved;
     r.read.ios += o.commands;
-    r.errors += o.io_errors;
+    r.errors += o.failed_reads;
     r.timeouts += o.timeouts;
+    for (const auto& [status, n] : o.failed_reads_by_status)
+      r.errors_by_status[status] += n;
+    failed_accesses += o.failed_accesses;
     secs += o.seconds;
+  }
+  if (failed_accesses != 0 && r.errors == 0) {
+    r.error = fmt::format(
+        "{} element accesses got no data without a failed read (no cache slot?): the results "
+        "are incomplete",
+        failed_accesses);
   }
   r.runtime_ns = static_cast<std::uint64_t>(secs * 1e9);
   r.read.runtime_ns = r.runtime_ns;
   nlohmann::json& st = r.tool_stats["taxi"];
   st = {{"table", t.dir.string()},
         {"rows", t.rows()},
+        {"checksum_seconds", t.checksum_seconds},
         {"queries", taxi::to_string(q)},
         {"min_distance", c.taxi.min_distance},
         {"reduction",
@@ -104,8 +129,10 @@ run_result taxi_result(const run_config& c, const taxi_table& t,
                      "tree, block sums in block order",
                      taxi::block_rows, taxi::lanes, taxi::rows_per_lane)},
         {"impls", impls},
+        {"failed_accesses", failed_accesses},
         {"top_level",
-         "the report's top-level runtime, bytes, I/Os and errors are sums over the impls run "
+         "the report's top-level runtime, bytes, I/Os and errors (failed reads) are sums over "
+         "the impls run "
          "(bam timed by CUDA events around its kernel, tiled by wall clock from its first read): "
          "compare impls by their own figures in impls[]"}};
   if (outcomes.size() > 1) {

@@ -4,6 +4,7 @@
 // lines and the --results file.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,9 +26,17 @@ struct taxi_outcome {
   std::uint64_t commands = 0;     ///< I/Os (NVMe commands or file reads)
   taxi::query_results results{};
   nlohmann::json details = nlohmann::json::object();  ///< cache statistics, pipeline, ...
-  std::uint64_t io_errors = 0;
-  std::uint64_t timeouts = 0;
+  /// Storage reads that failed (bam: the cache's line reads; timeouts included), an I/O each.
+  std::uint64_t failed_reads = 0;
+  std::uint64_t timeouts = 0;  ///< of failed_reads, waits that gave up
+  std::map<std::string, std::uint64_t> failed_reads_by_status;
+  /// Element accesses that got no data (bam: a line that could not be read, or no slot).
+  std::uint64_t failed_accesses = 0;
 };
+
+/// A bam run's failures from its cache's statistics: the failed line reads (by status) and the
+/// failed element accesses, each in its own counter.
+void add_cache_failures(const cache_stats& s, taxi_outcome& o);
 
 /// The blocks' sums in block order, as results.
 taxi::query_results results_of(const std::vector<taxi::block_sums>& blocks);
@@ -42,7 +51,9 @@ nlohmann::json cache_json(const cache_stats& s, std::uint64_t line_bytes);
 /// Implementations a config asks for, in the order they run.
 std::vector<taxi_impl> taxi_impls(const run_config& c);
 
-/// The run's result: each outcome in tool_stats.taxi.impls (and the totals in read.*), checked
+/// The run's result: each outcome in tool_stats.taxi.impls (and the totals in read.*; errors,
+/// timeouts and errors_by_status: the failed reads; tool_stats.taxi.failed_accesses: the failed
+/// accesses, which fail the run (error) when no read failed: the results lack data), checked
 /// against the reference when `verify` (relative error <= 1e-12: verify_mismatches count the
 /// queries beyond), implementations compared with each other; prints the first outcome's
 /// `qN rows value` lines on stdout and writes taxi.results. Throws std::runtime_error when the

@@ -19,6 +19,7 @@ struct taxi_table {
   std::filesystem::path dir;
   table::table_manifest manifest;
   std::array<table::mapped_column, taxi::query_count> cols;  ///< by query_columns position
+  double checksum_seconds = 0;  ///< recomputing the query columns' checksums (0: not checked)
 
   std::uint64_t rows() const { return manifest.rows; }
   /// Bytes of each column's region (at least 8: a region is never empty).
@@ -26,9 +27,16 @@ struct taxi_table {
   std::array<const double*, taxi::query_count> pointers() const;
 };
 
-/// Opens the table of taxi.data; config_error (taxi.data) when it is missing, damaged or lacks
-/// a query column.
-taxi_table open_taxi_table(const run_config& c);
+/// What open_taxi_table checks of the query columns' files.
+enum class column_check {
+  size,      ///< rows * 8 bytes (read_manifest): enough to validate a config
+  checksum,  ///< also each column's XXH64 against the manifest (before a backend loads them)
+};
+
+/// Opens the table of taxi.data and maps its query columns; config_error (taxi.data) when it is
+/// missing, damaged or lacks a query column, or (column_check::checksum) when a query column's
+/// file differs from its checksum (the column and the file named).
+taxi_table open_taxi_table(const run_config& c, column_check check);
 
 /// Places the query columns on a storage context's SSDs: a region each, written from the
 /// mapped files. Returns the seconds it took.

@@ -29,7 +29,8 @@ config_cli::config_cli(CLI::App& app)
   app.add_option("--config", config_file_, "JSON config file (schema: docs/config.md)")
       ->check(CLI::ExistingFile);
   app.add_option("--set", sets_,
-                 "override any key: --set section.key=VALUE (VALUE is JSON or a bare string); "
+                 "override any key: --set section.key=VALUE (VALUE is JSON or a bare string; a "
+                 "string key takes the text); "
                  "repeatable, applied last")
       ->type_name("KEY=VALUE")
       ->take_all();

@@ -1,8 +1,7 @@
-// The input mapping and the atomically renamed output file (graph/files.hpp).
+// The atomically renamed output file and the binary inputs' errors (graph/files.hpp).
 #include "files.hpp"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,32 +11,6 @@
 #include "bam/graph/csr.hpp"
 
 namespace bam::graph::detail {
-
-mapped_file::mapped_file(const std::filesystem::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw input_error(file.string() + ": cannot open: " + std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw input_error(file.string() + ": cannot open: not a regular file");
-  }
-  size_ = static_cast<std::size_t>(st.st_size);
-  if (size_ != 0) {
-    void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      const int e = errno;
-      ::close(fd);
-      throw input_error(file.string() + ": cannot map: " + std::strerror(e));
-    }
-    ::madvise(p, size_, MADV_SEQUENTIAL);
-    data_ = static_cast<const char*>(p);
-  }
-  ::close(fd);
-}
-
-mapped_file::~mapped_file() {
-  if (data_) ::munmap(const_cast<char*>(data_), size_);
-}
 
 output_file::output_file(std::filesystem::path target) : target_(std::move(target)) {
   std::filesystem::path dir = target_.parent_path();

@@ -1,29 +1,19 @@
-// graph/files.hpp: internal. A read-only mapping of an input file, and an output file that is
-// written under a temporary name in the same directory and renamed over its name only once it
-// is complete and synced (so no half-written output is ever left under the name asked for); the
-// error of a binary input at a byte offset.
+// graph/files.hpp: internal. The graph loaders' files: the read-only input mapping (the
+// library's, detail/mapped_file.hpp), an output file that is written under a temporary name in
+// the same directory and renamed over its name only once it is complete and synced (so no
+// half-written output is ever left under the name asked for), and the error of a binary input at
+// a byte offset.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <string>
 
+#include "../detail/mapped_file.hpp"
+
 namespace bam::graph::detail {
 
-class mapped_file {
- public:
-  /// Throws input_error "FILE: cannot open: ..." when the file cannot be opened or mapped.
-  explicit mapped_file(const std::filesystem::path& file);
-  ~mapped_file();
-  mapped_file(const mapped_file&) = delete;
-  mapped_file& operator=(const mapped_file&) = delete;
-  const char* data() const { return data_; }
-  std::size_t size() const { return size_; }
-
- private:
-  const char* data_ = nullptr;
-  std::size_t size_ = 0;
-};
+using bam::detail::mapped_file;
 
 class output_file {
  public:

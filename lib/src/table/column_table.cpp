@@ -9,7 +9,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fstream>
 #include <vector>
@@ -17,6 +19,27 @@
 #include "bam/storage/checksum.hpp"
 
 namespace bam::table {
+
+namespace {
+
+/// A checksum as to_json writes it: exactly 16 lower-case hex digits, nothing else.
+template <class Bad>
+std::uint64_t parse_checksum(const std::string& text, const std::string& column, const Bad& bad) {
+  std::uint64_t v = 0;
+  const char* end = text.data() + text.size();
+  const bool digits = std::all_of(text.begin(), text.end(), [](char ch) {
+    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+  });
+  if (text.size() != 16 || !digits || std::from_chars(text.data(), end, v, 16).ptr != end) {
+    throw bad(
+        fmt::format("column {}: checksum_xxh64 \"{}\" is not an XXH64 checksum, allowed "
+                    "16 hex digits (0-9, a-f) as bam-data writes them",
+                    column, text));
+  }
+  return v;
+}
+
+}  // namespace
 
 const column_info* table_manifest::find(std::string_view name) const {
   for (const column_info& c : columns) {
@@ -60,7 +83,7 @@ table_manifest table_manifest::from_json(const nlohmann::json& j, const std::str
       throw bad(fmt::format("column {}: type \"{}\", allowed f64", ci.name, ci.type));
     if (ci.file.find('/') != std::string::npos || ci.file.empty() || ci.file[0] == '.')
       throw bad(fmt::format("column {}: file \"{}\" is not a plain file name", ci.name, ci.file));
-    ci.checksum = std::stoull(c["checksum_xxh64"].get<std::string>(), nullptr, 16);
+    ci.checksum = parse_checksum(c["checksum_xxh64"].get<std::string>(), ci.name, bad);
     m.columns.push_back(std::move(ci));
   }
   if (j.contains("source")) m.source = j["source"];
@@ -93,15 +116,20 @@ table_manifest read_manifest(const std::filesystem::path& dir) {
   return m;
 }
 
-void verify_checksums(const std::filesystem::path& dir, const table_manifest& m) {
-  for (const column_info& c : m.columns) {
-    const mapped_column col(dir, m, c.name);
-    const std::uint64_t h = checksum64(col.data(), col.bytes());
-    if (h != c.checksum) {
-      throw table_error(fmt::format("{}: column {}: checksum {:016x}, the manifest says {:016x}",
-                                    (dir / c.file).string(), c.name, h, c.checksum));
-    }
+void verify_checksum(const std::filesystem::path& dir, const column_info& c,
+                     const mapped_column& data) {
+  const std::uint64_t h = checksum64(data.data(), data.bytes());
+  if (h != c.checksum) {
+    throw table_error(fmt::format(
+        "{}: column {}: checksum {:016x}, the manifest ({}) says {:016x}: the file changed "
+        "after the table was written",
+        (dir / c.file).string(), c.name, h, manifest_name, c.checksum));
   }
+}
+
+void verify_checksums(const std::filesystem::path& dir, const table_manifest& m) {
+  for (const column_info& c : m.columns)
+    verify_checksum(dir, c, mapped_column(dir, m, c.name));
 }
 
 mapped_column::mapped_column(const std::filesystem::path& dir, const table_manifest& m,

@@ -2,11 +2,6 @@
 // parsed by threads in waves, and the columns appended in row order.
 #include "bam/table/taxi_csv.hpp"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -22,6 +17,7 @@
 #include <optional>
 #include <thread>
 
+#include "../detail/mapped_file.hpp"
 #include "bam/table/column_table.hpp"
 #include "bam/table/table_writer.hpp"
 #include "bam/table/taxi_columns.hpp"
@@ -31,43 +27,7 @@ namespace {
 
 constexpr double nan = std::numeric_limits<double>::quiet_NaN();
 
-/// A read-only mapping of a whole file.
-class mapped_file {
- public:
-  explicit mapped_file(const std::filesystem::path& p) {
-    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw csv_error(p.string(), 0, std::strerror(errno));
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int err = errno;
-      ::close(fd);
-      throw csv_error(p.string(), 0, std::strerror(err));
-    }
-    size_ = static_cast<std::size_t>(st.st_size);
-    if (size_ > 0) {
-      void* m = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (m == MAP_FAILED) {
-        const int err = errno;
-        ::close(fd);
-        throw csv_error(p.string(), 0, fmt::format("mmap: {}", std::strerror(err)));
-      }
-      ::madvise(m, size_, MADV_SEQUENTIAL);
-      data_ = static_cast<const char*>(m);
-    }
-    ::close(fd);
-  }
-  ~mapped_file() {
-    if (data_) ::munmap(const_cast<char*>(data_), size_);
-  }
-  mapped_file(const mapped_file&) = delete;
-  mapped_file& operator=(const mapped_file&) = delete;
-  const char* data() const { return data_; }
-  std::size_t size() const { return size_; }
-
- private:
-  const char* data_ = nullptr;
-  std::size_t size_ = 0;
-};
+using bam::detail::mapped_file;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t'))
@@ -289,7 +249,7 @@ void parse_chunk(const char* p, const char* end, const header_map& h, unsigned k
   record_reader r(p, end);
   std::vector<std::string_view> fields(h.fields);
   std::vector<std::string> scratch(h.fields);
-  std::string error;
+  std::string error, why;
   std::array<double, column_count> v{};
   for (auto& c : out.cols)
     c.reserve(static_cast<std::size_t>(end - p) / 64);
@@ -308,10 +268,17 @@ void parse_chunk(const char* p, const char* end, const header_map& h, unsigned k
     for (std::size_t c = 0; c < column_count; ++c) {
       const std::string_view s = trim(fields[h.index[c]]);
       bool ok;
-      if (c == pickup_time)
-        ok = !s.empty() && parse_datetime(s, v[c]);
-      else
+      if (c == pickup_time) {
+        const datetime_parse t =
+            s.empty() ? datetime_parse::not_a_time : parse_datetime(s, v[c], why);
+        if (t == datetime_parse::impossible) {
+          out.error = {line, fmt::format("{} \"{}\" is no date: {}", pickup_csv_name, s, why)};
+          return;
+        }
+        ok = t == datetime_parse::ok;
+      } else {
         ok = parse_number(s, v[c]);
+      }
       if (ok) continue;
       v[c] = nan;
       if (required(static_cast<column>(c))) {
@@ -334,6 +301,14 @@ void parse_chunk(const char* p, const char* end, const header_map& h, unsigned k
   out.lines = r.line();
 }
 
+/// Days of month `m` (1..12) of year `y` (Gregorian: February has 29 in years divisible by 4,
+/// except centuries not divisible by 400).
+unsigned days_in_month(unsigned y, unsigned m) {
+  constexpr std::array<unsigned, 12> days = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+  return m == 2 && leap ? 29 : days[m - 1];
+}
+
 /// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
 std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
@@ -347,22 +322,21 @@ std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) {
 }  // namespace
 
 csv_error::csv_error(const std::string& f, std::uint64_t l, const std::string& what)
-    : std::runtime_error(l != 0 ? fmt::format("{}:{}: {}", f, l, what)
-                                : fmt::format("{}: {}", f, what)),
+    : input_error(l != 0 ? fmt::format("{}:{}: {}", f, l, what) : fmt::format("{}: {}", f, what)),
       file(f),
       line(l) {}
 
-bool parse_datetime(std::string_view s, double& out) {
+datetime_parse parse_datetime(std::string_view s, double& out, std::string& why) {
   // YYYY-MM-DD HH:MM:SS, then optionally .fraction (ignored) and Z
   if (!s.empty() && s.back() == 'Z') s.remove_suffix(1);
   if (s.size() > 20 && s[19] == '.') {
     for (std::size_t i = 20; i < s.size(); ++i)
-      if (s[i] < '0' || s[i] > '9') return false;
+      if (s[i] < '0' || s[i] > '9') return datetime_parse::not_a_time;
     s = s.substr(0, 19);
   }
   if (s.size() != 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
       s[13] != ':' || s[16] != ':')
-    return false;
+    return datetime_parse::not_a_time;
   auto num = [&](std::size_t at, std::size_t len, unsigned& v) {
     const auto [p, ec] = std::from_chars(s.data() + at, s.data() + at + len, v);
     return ec == std::errc() && p == s.data() + at + len;
@@ -370,10 +344,22 @@ bool parse_datetime(std::string_view s, double& out) {
   unsigned y, mo, d, hh, mm, ss;
   if (!num(0, 4, y) || !num(5, 2, mo) || !num(8, 2, d) || !num(11, 2, hh) || !num(14, 2, mm) ||
       !num(17, 2, ss))
-    return false;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31 || hh > 23 || mm > 59 || ss > 60) return false;
+    return datetime_parse::not_a_time;
+  if (mo < 1 || mo > 12) {
+    why = fmt::format("month {} does not exist", mo);
+    return datetime_parse::impossible;
+  }
+  if (d < 1 || d > days_in_month(y, mo)) {
+    why = fmt::format("day {} does not exist: {:04}-{:02} has {} days", d, y, mo,
+                      days_in_month(y, mo));
+    return datetime_parse::impossible;
+  }
+  if (hh > 23 || mm > 59 || ss > 60) {
+    why = fmt::format("{:02}:{:02}:{:02} is not a time of day", hh, mm, ss);
+    return datetime_parse::impossible;
+  }
   out = static_cast<double>(days_from_civil(y, mo, d) * 86400 + hh * 3600 + mm * 60 + ss);
-  return true;
+  return datetime_parse::ok;
 }
 
 nlohmann::json import_csv(const import_options& o) {

@@ -22,8 +22,9 @@ class config_cli {
   config_cli(const config_cli&) = delete;
   config_cli& operator=(const config_cli&) = delete;
 
-  /// Adds a tool's own option `flag` that sets config key `key` (its value read as --set's: JSON
-  /// or a bare string), applied with the friendly flags (after --config, before --set).
+  /// Adds a tool's own option `flag` that sets config key `key` (its value read as --set's:
+  /// parse_cli_value, so a string key takes the text), applied with the friendly flags (after
+  /// --config, before --set).
   void add_key_option(CLI::App& app, const std::string& flag, const std::string& key,
                       const std::string& help);
 

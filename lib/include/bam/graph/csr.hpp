@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "bam/io/input_error.hpp"
+
 namespace bam::graph {
 
 /// Vertex v's neighbours are neighbours[offsets[v] .. offsets[v+1]); ids are 0-based here.
@@ -39,11 +41,10 @@ struct edge_options {
 };
 
 /// What the loaders throw for an input that is missing, unreadable or malformed (the message
-/// names the file and the line or byte offset); tools answer it with exit status 2. Other
-/// std::runtime_errors (e.g. a full disk while writing) are failures of the run.
-struct input_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+/// names the file and the line or byte offset): the library's input_error
+/// (bam/io/input_error.hpp); tools answer it with exit status 2. Other std::runtime_errors
+/// (e.g. a full disk while writing) are failures of the run.
+using input_error = bam::input_error;
 
 /// Reads any input format the tools accept, chosen by extension: `.csr` (bamkit's own), `.mtx`
 /// (Matrix Market coordinate), `.el` (text edge list), `.col` (EMOGI/BaM binary CSR, with `.dst`

@@ -46,8 +46,8 @@ struct table_manifest {
   static table_manifest from_json(const nlohmann::json& j, const std::string& where);
 };
 
-/// Reads `dir`/table.json; table_error when it is missing or malformed, or when a column file
-/// is missing or not rows * 8 bytes long.
+/// Reads `dir`/table.json; table_error when it is missing or malformed (a checksum that is not
+/// 16 hex digits included), or when a column file is missing or not rows * 8 bytes long.
 table_manifest read_manifest(const std::filesystem::path& dir);
 
 /// Recomputes every column's checksum; table_error naming the first column that differs.
@@ -75,5 +75,10 @@ class mapped_column {
   std::uint64_t rows_ = 0;
   std::uint64_t mapped_ = 0;
 };
+
+/// Recomputes column `c`'s checksum over `data` (its mapping); table_error naming the column and
+/// its file when it differs from the manifest's.
+void verify_checksum(const std::filesystem::path& dir, const column_info& c,
+                     const mapped_column& data);
 
 }  // namespace bam::table
