@@ -402,6 +402,9 @@ TEST(QueueRecovery, AQueueWaitingForItsThreadsDoesNotHoldUpAnother) {
   nvme::command cb_cmd = nvme::read(1, 1, 1, {buf.bus_address() + 4096, 0});
   const std::uint16_t cb = qb.submit(cb_cmd);
   ASSERT_NE(cb, qb.no_cid);
+  // Both commands held by the controller (fetched, dropped) before b's times out, so that the
+  // Abort finds b's (on a loaded machine the worker may fetch it later than 10 ms).
+  ASSERT_TRUE(eventually([&] { return ctrl.stats().injected_drops >= 2; }));
   EXPECT_EQ(qb.wait_for(cb, 10'000'000).status(), sc::host_timeout);
   const auto timed_out_at = clock_type::now();
   ASSERT_TRUE(eventually([&] { return !qb.abandoned(cb); }));

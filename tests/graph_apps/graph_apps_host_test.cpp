@@ -191,7 +191,7 @@ TEST(GraphAppsHost, NeighbourIdsThatAreNoVertexAreSkippedAndFailTheRun) {
   }
 }
 
-TEST(GraphAppsHost, GraphsOf2To32VerticesAreRefusedBeforeAnyWork) {
+TEST(GraphAppsHost, GraphsOf2Pow32VerticesAreRefusedBeforeAnyWork) {
   // 4-byte vertex loops and ids: 2^32 - 1 vertices is the most (the check runs before the
   // arrays are looked at, so empty ones do).
   graph::csr_graph g;

@@ -64,7 +64,10 @@ TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveM
   ASSERT_GT(cs.injected_drops, 2u) << "too few drops: the test shows nothing";
   const recovery_counts& rc = r.recovery;  // the measured phase's
   EXPECT_GE(rc.recoveries, 1u);
-  EXPECT_EQ(rc.queue_recreations, rc.recoveries);
+  // An episode that starts in the fill and ends in the measured phase is counted in one and its
+  // recreation in the other: at most one apart.
+  EXPECT_LE(rc.queue_recreations, rc.recoveries + 1);
+  EXPECT_GE(rc.queue_recreations + 1, rc.recoveries);
   EXPECT_EQ(rc.recovery_failures, 0u);
   EXPECT_EQ(rc.aborts_found, 0u);
   // Each recreation came within a fraction of a timeout of the queue's failure: nothing held
@@ -86,7 +89,7 @@ TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveM
   const auto& fill = r.tool_stats["verify_fill_recovery"];
   const auto fill_recreations = fill["queue_recreations"].get<std::uint64_t>();
   EXPECT_GE(fill_recreations, 1u);
-  EXPECT_EQ(fill["recoveries"], fill_recreations);
+  EXPECT_LE(fill["recoveries"].get<std::uint64_t>(), fill_recreations + 1);
   EXPECT_EQ(fill["recovery_failures"], 0u);
   const double fill_ms = fill["recovery_ms"].get<double>() / static_cast<double>(fill_recreations);
   EXPECT_LT(fill_ms, timeout_ms / 2.0);

@@ -1,7 +1,8 @@
-// What taxi-query's host and GPU backends share: the table (its query columns' checksums checked
-// when it opens; opened again when taxi.data changes between sweep points), the implementations
-// run in taxi_impls order, and the run's result (taxi_run.hpp) with the placement time and the
-// backend's own statistics. A backend adds its storage and its implementations.
+// taxi_backend.hpp: API (taxi-query's). What its host and GPU backends share: the table (its query
+// columns' checksums checked when it opens; opened again when taxi.data changes between sweep
+// points), the implementations run in taxi_impls order, and the run's result (taxi_run.hpp) with
+// the placement time and the backend's own statistics. A backend adds its storage and its
+// implementations.
 #pragma once
 #include <cstdint>
 #include <memory>

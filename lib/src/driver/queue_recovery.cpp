@@ -71,6 +71,7 @@ void queue_recovery::stop() {
     ended.swap(queues_);
   }
   for (const auto& w : ended) {
+    if (w->recovering && !w->dead && w->pair->valid()) try_recover(*w);  // threads just left?
     if (w->recovering) {
       counts_.recovery_failures.fetch_add(1);
       note(fmt::format("queue {}: left failed: threads still used it when the watchdog stopped",
@@ -123,18 +124,23 @@ void queue_recovery::look(watched& w) {
   }
   const queue_pointers& p = w.pair->queue().pointers();
   const auto q = w.pair->ref();
-  const std::uint32_t abandoned =
-      device_atomic_ref<std::uint32_t>(p.counters->abandoned).load(relaxed);
-  if (q.failed() || abandoned > static_cast<double>(p.cid_count) * opts_.abandoned_limit) {
+  if (q.failed()) {
     begin_recovery(w);
     return;
   }
-  if (abandoned == 0 && w.pending.empty()) return;
+  const device_atomic_ref<std::uint32_t> abandoned_count(p.counters->abandoned);
+  if (abandoned_count.load(relaxed) == 0 && w.pending.empty()) return;
 
   // Late completions first: what they free needs no Abort. An ID abandoned now stays so (or
-  // reserved) until this thread reclaims it: the Aborts below name no other command.
+  // reserved) until this thread reclaims it: the Aborts below name no other command. Only
+  // then is the count compared with the limit: IDs whose completions came late are no loss.
   poll(*w.driver, *w.pair);
   reclaim(w);
+  const std::uint32_t abandoned = abandoned_count.load(relaxed);
+  if (abandoned > static_cast<double>(p.cid_count) * opts_.abandoned_limit) {
+    begin_recovery(w);
+    return;
+  }
 
   bool sent = false;
   if (abandoned != 0) {

@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "bam/detail/atomic.hpp"
+#include "bam/detail/expects.hpp"
 #include "bam/detail/macros.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/queue/queue_pair_ref.hpp"
@@ -64,9 +65,15 @@ class ordering_read_ref {
         lba_(lba),
         nlb_(nlb) {
     static_assert(std::is_trivially_copyable_v<ordering_read_ref>, "kernels take it by value");
+#if !BAM_DEVICE_CODE
+    BAM_EXPECTS(state == nullptr || timeout_ns > 0,
+                "ordering_read_ref: an enabled ordering read needs a timeout (0 waits for ever)");
+#endif
   }
 
-  BAM_HD bool enabled() const { return state_ != nullptr; }
+  BAM_HD bool enabled() const {
+    return state_ != nullptr;
+  }
 
   /// Returns once a PCIe read of GPU memory by the controller followed every completion this
   /// thread had seen when it called: true. False when the read that covered them got no

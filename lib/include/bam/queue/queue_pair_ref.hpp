@@ -280,11 +280,16 @@ class queue_pair_ref {
   /// The wait for `cid` ends without its completion (timeout, failed queue, abandon): mark the
   /// box abandoned; if the completion arrived meanwhile, take it after all.
   BAM_HD nvme::completion give_up(std::uint16_t cid, nvme::status st) const {
-    const std::uint32_t old =
-        ref_t<std::uint32_t>(p_.boxes[cid].state).fetch_or(box_abandoned, acq_rel);
-    if ((old & box_ready) != 0) return collect(cid);
+    // Counted before the box says so: whoever frees the ID after seeing the abandoned bit
+    // (the CQ holder, the watchdog's reclaim) then never takes the count below zero.
     ref_t<std::uint32_t> outstanding(p_.counters->abandoned);
     const std::uint32_t lost = outstanding.fetch_add(1, relaxed) + 1;
+    const std::uint32_t old =
+        ref_t<std::uint32_t>(p_.boxes[cid].state).fetch_or(box_abandoned, acq_rel);
+    if ((old & box_ready) != 0) {
+      outstanding.fetch_sub(1, relaxed);
+      return collect(cid);
+    }
     if (st.sct == timeout_status.sct && st.sc == timeout_status.sc)
       ref_t<std::uint64_t>(p_.counters->timeouts).fetch_add(1, relaxed);
     // Too many IDs held by commands that never completed: the pool would run dry.
