@@ -11,7 +11,8 @@ from script_test import BUILD, REPO, TempDirTest, run, write_spec
 # The figures results/ holds GPU data for (a new GPU or figure adds files; none may go missing).
 EXPECTED = [f"{fig}-{gpu}" for fig in ("fig4", "fig5", "fig5-latency", "fig6-hot-threads",
                                        "fig6-hot-reuse", "fig6-miss", "single-qp")
-            for gpu in ("h100", "h200")] + ["fig7-h100", "fig9-h100", "fig12-h100"]
+            for gpu in ("h100", "h200")] + ["fig7-h100", "fig9-h100", "fig10-h100", "fig11-h100",
+                                             "fig12-h100"]
 GPU_NAMES = {"h100": "NVIDIA H100", "h200": "NVIDIA H200"}
 
 
@@ -37,14 +38,14 @@ class PlotTest(TempDirTest):
         self.assertTrue(made["fig4-h200"]["session"].startswith("results/nbb-fig4/h200/"))
         # The application figures: ours beside the paper's, from the tools' own report fields.
         fig7 = {h["what"]: h for h in made["fig7-h100"]["headline"]}
-        four = fig7["bfs kron-s24, 4 x optane-p5800x: BaM speedup over T end to end"]
+        four = fig7["bfs kron-s27, 4 x optane-p5800x: BaM speedup over T end to end"]
         self.assertEqual(four["paper"], 1.0)
-        self.assertAlmostEqual(four["ours"], 0.105094 / 0.401891, places=4)  # graph-apps.csv
+        self.assertAlmostEqual(four["ours"], 1.331782 / 2.534410, places=4)  # graph-apps.csv
         bfs = made["fig7-h100"]["numbers"]["bfs"][1]
         self.assertAlmostEqual(bfs["compute_s"] + bfs["cache_api_s"] + bfs["storage_s"], bfs["bam_s"], places=6)
         fig9 = made["fig9-h100"]["headline"]
-        self.assertEqual([h["paper"] for h in fig9], [3.21, 6.07, 2.68, 5.11])
-        self.assertAlmostEqual(fig9[0]["ours"], 1.116593 / 0.401891, places=4)
+        self.assertEqual([h["paper"] for h in fig9], [3.21, 6.07] * 2 + [2.68, 5.11] * 2)
+        self.assertAlmostEqual(fig9[0]["ours"], 6.486075 / 2.534410, places=4)  # kron, 980pro
         fig12 = {h["what"][:16]: h for h in made["fig12-h100"]["headline"]}
         self.assertEqual(fig12["Q5, D = 30, 4 SS"]["paper"], 4.62)
         self.assertAlmostEqual(fig12["Q5, D = 30, 4 SS"]["ours"], 0.968236 / 0.267076, places=3)
@@ -52,8 +53,13 @@ class PlotTest(TempDirTest):
         self.assertEqual(sorted(k for k in d30 if "repeat" not in k),  # 2ssd/ is read too
                          sorted(f"{i}, {n} SSD{'s' if n > 1 else ''}" for i in ("BaM", "tiled")
                                 for n in (1, 2, 4)) + ["tiled, page cache"])
-        for name in ("fig10", "fig11"):  # no GPU results yet: skipped, not failed
-            self.assertIn(f"{name}: no stored results", r.stdout)
+        # The sweeps' summary.csv: 128 MiB against 1 GiB of cache; the fewest queue pairs within
+        # 5 % of 128 pairs' time.
+        fig10 = made["fig10-h100"]["headline"][0]
+        self.assertEqual(fig10["paper"], 1.0)
+        self.assertAlmostEqual(fig10["ours"], 0.801098 / 0.708208, places=4)
+        fig11 = made["fig11-h100"]["headline"][0]
+        self.assertEqual((fig11["ours"], fig11["paper"]), (8, 40))
         self.assertNotIn("needs", run("plot", "--list", check=0).stdout)
 
     def test_a_sweep_folder_is_read_like_the_stored_sessions(self):
