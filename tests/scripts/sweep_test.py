@@ -51,6 +51,12 @@ class SweepTest(TempDirTest):
         machine = json.loads((out / "machine.json").read_text())
         for k in ("gpu", "gpu_driver", "cpu", "cores", "kernel", "commit", "date"):
             self.assertIn(k, machine)
+        # Every point's status and the sweep's record name the commit the points ran.
+        for p in points:
+            st = status(out, p)
+            self.assertEqual((st["commit"], st["gpu_driver"]),
+                             (machine["commit"], machine["gpu_driver"]))
+        self.assertEqual(json.loads((out / "sweep.json").read_text())["commit"], machine["commit"])
         rows = list(csv.DictReader((out / "summary.csv").read_text().splitlines()))
         self.assertEqual(len(rows), 8)
         self.assertEqual([(r["storage.ssd_count"], r["workload.io_size"], r["workload.op"]) for r in rows[:4]],
