@@ -23,21 +23,21 @@
 namespace {
 using namespace bam;
 
-TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveManyInFlight) {
-  constexpr std::uint32_t timeout_ms = 100;
+constexpr std::uint32_t timeout_ms = 100;
+
+/// One 1 MiB namespace of 512 B blocks, one worker, CAP.TO 1 s.
+emu::controller_options controller() {
   emu::controller_options o;
   o.lba_size = 512;
   o.namespace_lbas = 2048;  // 1 MiB
   o.max_io_queue_pairs = 4;
   o.worker_threads = 1;
   o.timeout_500ms = 2;
-  o.faults.drop_fraction = 0.003;
-  o.faults.seed = 5;
-  o.abort_finds_commands = false;  // a dropped command ends only with its queue's deletion
-  emu::emulated_controller ctrl(o);
-  ctrl.start();
-  controller_driver drv(ctrl.bar(), ctrl.allocator());
+  return o;
+}
 
+/// Two threads with 8 commands in flight each on the SSD's one queue pair, 512 B reads.
+run_config one_pair_config(std::uint64_t ios) {
   run_config c;
   c.storage.backend = backend_kind::host;
   c.storage.ssd_count = 1;
@@ -50,7 +50,20 @@ TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveM
   c.workload.outstanding = 8;  // both threads' 16 commands on the one queue pair
   c.workload.io_size = 512;
   c.workload.op = io_op::read;
-  c.workload.ios = 3000;
+  c.workload.ios = ios;
+  return c;
+}
+
+TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveManyInFlight) {
+  emu::controller_options o = controller();
+  o.faults.drop_fraction = 0.003;
+  o.faults.seed = 5;
+  o.abort_finds_commands = false;  // a dropped command ends only with its queue's deletion
+  emu::emulated_controller ctrl(o);
+  ctrl.start();
+  controller_driver drv(ctrl.bar(), ctrl.allocator());
+
+  const run_config c = one_pair_config(3000);
   run_hooks hooks;
   hooks.verify = true;  // the fill's dropped writes are tried again after each recovery
 
@@ -108,32 +121,13 @@ TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveM
 // left the queue failed. (Every slot of both threads then holds a command the dead queue never
 // gives back: the threads stop issuing, with fewer I/Os done than asked.)
 TEST(QueueRunnerRecovery, AQueueThatCannotBeRecoveredEndsTheRunInBoundedTime) {
-  constexpr std::uint32_t timeout_ms = 100;
-  emu::controller_options o;
-  o.lba_size = 512;
-  o.namespace_lbas = 2048;
-  o.max_io_queue_pairs = 4;
-  o.worker_threads = 1;
-  o.timeout_500ms = 2;
-  emu::emulated_controller ctrl(o);
+  emu::emulated_controller ctrl(controller());
   ctrl.start();
   driver_options d;
   d.admin_timeout_ms = 50;
   controller_driver drv(ctrl.bar(), ctrl.allocator(), d);
 
-  run_config c;
-  c.storage.backend = backend_kind::host;
-  c.storage.ssd_count = 1;
-  c.storage.lba_size = 512;
-  c.storage.media.size_bytes = 1u << 20;
-  c.queues.pairs_per_ssd = 1;
-  c.queues.depth = 32;
-  c.queues.timeout_ms = timeout_ms;
-  c.workload.threads = 2;
-  c.workload.outstanding = 8;
-  c.workload.io_size = 512;
-  c.workload.op = io_op::read;
-  c.workload.ios = 20000;
+  const run_config c = one_pair_config(20000);
   std::atomic<std::uint64_t> done{0};
   run_hooks hooks;
   hooks.ios_done = &done;
