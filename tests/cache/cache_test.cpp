@@ -83,6 +83,36 @@ TEST(Cache, SecondScanOfAFittingDatasetOnlyHits) {
   EXPECT_EQ(s.bytes_read[1], 16u * 4096);
 }
 
+TEST(Cache, FlushSendsNvmeFlushesOnlyAfterTheCacheWrote) {
+  host_rig rig(2, 2, 4096);
+  host_cache c(config(4096, 8, 32), rig.ssds(), rig.slot_memory());
+  rig.share(c.storage());
+  fill_media(rig, map_of(c), 4096, 32);
+  const u64_array a(c.ref(), range<std::uint64_t>{0, 32 * 512});
+  std::uint64_t wrong = 0;
+  for (std::uint64_t i = 0; i < a.size(); ++i)
+    wrong += a.read(i) != initial_value(i);  // clean evictions: no write-back
+  EXPECT_EQ(wrong, 0u);
+  ASSERT_TRUE(c.flush());
+  EXPECT_EQ(c.stats().flushes, 0u);  // a read-only cache has nothing to make durable
+  a.write(0, 7);                     // one dirty line (line 0, SSD 0)
+  ASSERT_TRUE(c.flush());
+  bam::cache_stats s = c.stats();
+  EXPECT_EQ(s.write_backs, 1u);
+  EXPECT_EQ(s.flushes, 2u);  // every SSD: the flag is the cache's, not per SSD
+  ASSERT_TRUE(c.flush());    // nothing written since
+  EXPECT_EQ(c.stats().flushes, 2u);
+  a.write(31 * 512, 9);  // line 31 on SSD 1, in a slot a read then evicts (dirty eviction)
+  for (std::uint64_t i = 0; i < 16 * 512; ++i)
+    wrong += a.read(i) != (i == 0 ? 7 : initial_value(i));
+  EXPECT_EQ(wrong, 0u);
+  s = c.stats();
+  EXPECT_EQ(s.dirty_evictions, 1u);
+  EXPECT_EQ(s.flushes, 2u);
+  ASSERT_TRUE(c.flush());  // the eviction's write counts as written since the last flush
+  EXPECT_EQ(c.stats().flushes, 4u);
+}
+
 struct durable_case {
   std::uint32_t line_bytes, ssds;
 };

@@ -74,8 +74,8 @@ class cache {
   /// cache_stats::io_failed and cache_config::on_error).
   bool io_failed() const { return stats().io_failed(); }
 
-  /// Writes every dirty line back and flushes every SSD (GPU: a kernel on the storage's
-  /// stream, waited for). True when all I/O succeeded, lines being evicted meanwhile included
+  /// Writes every dirty line back and flushes every SSD, the flushes only when the cache wrote
+  /// a line since the last flush (GPU: kernels on the storage's stream, waited for). True when all I/O succeeded, lines being evicted meanwhile included
   /// (waited for, or written again when their eviction failed), and no eviction's write-back
   /// failed since the last flush. Writes made before the call are durable when it returns
   /// true.

@@ -45,6 +45,9 @@ struct cache_control {
   std::uint64_t clock_hand;  ///< the clock's next probe (modulo the slot count)
   /// Non-zero: an eviction's write-back failed since the last flush (which reports it).
   std::uint64_t write_back_failed;
+  /// Non-zero: the cache wrote (or tried to write) a line since the last flush sent its NVMe
+  /// Flushes, so the next flush sends them; a flush of a cache that wrote nothing sends none.
+  std::uint64_t unflushed_writes;
 };
 static_assert(sizeof(cache_control) <= 128);
 
@@ -193,6 +196,7 @@ class cache_ref {
       bool ok = true;
       if (line_state::is_usable(cur) && line_state::is_dirty(cur) && m_.lines[line].slot == slot) {
         if (line_state::is_dirty(st.fetch_and(~line_state::dirty, bam::acquire))) {
+          note_unflushed_writes();
           if (s_.write_line(line, static_cast<std::uint32_t>(slot), *m_.counters)) {
             m_.counters->add(m_.counters->write_backs, 1);
           } else {
@@ -210,6 +214,17 @@ class cache_ref {
   BAM_HD bool flush_ssd(std::uint32_t ssd) const {
     m_.counters->add(m_.counters->flushes, 1);
     return s_.flush_ssd(ssd, *m_.counters);
+  }
+
+  /// True when the cache wrote a line since the last call, which clears the record: a flush
+  /// sends its NVMe Flushes only then (a read-only cache never sends one), and calls
+  /// note_unflushed_writes() again when one of them failed, so the next flush sends them again.
+  BAM_HD bool take_unflushed_writes() const {
+    return device_atomic_ref<std::uint64_t>(m_.control->unflushed_writes).exchange(0, acq_rel) !=
+           0;
+  }
+  BAM_HD void note_unflushed_writes() const {
+    device_atomic_ref<std::uint64_t>(m_.control->unflushed_writes).store(1, bam::release);
   }
 
   /// True when an eviction's write-back failed since the last call, which clears the record. A
@@ -331,6 +346,7 @@ class cache_ref {
       return false;
     }
     if (line_state::is_dirty(prev)) {
+      note_unflushed_writes();
       if (!s_.write_line(victim, slot, *m_.counters)) {
         // Stays resident and dirty; the next flush reports the failure (take_write_back_failure).
         device_atomic_ref<std::uint64_t>(m_.control->write_back_failed).store(1, bam::release);

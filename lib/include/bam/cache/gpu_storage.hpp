@@ -30,12 +30,19 @@ __global__ void cache_flush_slots_kernel(CacheRef c, std::uint64_t first, std::u
     if (!c.flush_slot(s, first, last)) atomicAdd(errors, 1u);
   }
 }
-/// After cache_flush_slots_kernel: a Flush to every SSD, and (thread 0) whether an eviction's
-/// write-back failed since the last flush.
+/// After cache_flush_slots_kernel, one block of 32 threads (cache_max_ssds): a Flush to every
+/// SSD when the cache wrote a line since the last flush, and (thread 0) whether an eviction's
+/// write-back failed since then.
 template <class CacheRef>
 __global__ void cache_flush_ssds_kernel(CacheRef c, unsigned* errors) {
-  const std::uint32_t d = blockIdx.x * blockDim.x + threadIdx.x;
-  if (d < c.storage().ssds() && !c.flush_ssd(d)) atomicAdd(errors, 1u);
+  __shared__ bool written;
+  const std::uint32_t d = threadIdx.x;
+  if (d == 0) written = c.take_unflushed_writes();
+  __syncthreads();
+  if (written && d < c.storage().ssds() && !c.flush_ssd(d)) {
+    c.note_unflushed_writes();
+    atomicAdd(errors, 1u);
+  }
   if (d == 0 && c.take_write_back_failure()) atomicAdd(errors, 1u);
 }
 }  // namespace detail
@@ -72,7 +79,7 @@ class gpu_slot_storage {
 
 #if defined(__CUDACC__)
   /// Writes back the dirty lines of [first_line, last_line) with one GPU thread per slot, then
-  /// sends a Flush to every SSD; waits for both kernels (on the cache's stream). True when every
+  /// sends a Flush to every SSD when the cache wrote a line since the last flush; waits for both kernels (on the cache's stream). True when every
   /// write and flush succeeded and no eviction's write-back failed since the last flush.
   template <class CacheRef>
   bool flush(const CacheRef& c, std::uint64_t first_line, std::uint64_t last_line) const {
@@ -83,6 +90,7 @@ class gpu_slot_storage {
     detail::cache_flush_slots_kernel<<<static_cast<unsigned>(blocks), 256, 0, s>>>(
         c, first_line, last_line, errors_);
     cuda_check(cudaGetLastError(), "gpu cache: flush slots kernel");
+    static_assert(cache_max_ssds <= 32, "cache_flush_ssds_kernel: one SSD per thread of one warp");
     detail::cache_flush_ssds_kernel<<<1, 32, 0, s>>>(c, errors_);
     cuda_check(cudaGetLastError(), "gpu cache: flush ssds kernel");
     unsigned errors = 0;

@@ -80,15 +80,20 @@ class host_cache_storage {
   void zero_counters(cache_counters* c) const;
 
   /// Writes back the dirty lines of [first_line, last_line) (calling thread), then sends a
-  /// Flush to every SSD. True when every write and flush succeeded and no eviction's write-back
+  /// Flush to every SSD when the cache wrote a line since the last flush. True when every write and flush succeeded and no eviction's write-back
   /// failed since the last flush.
   template <class CacheRef>
   bool flush(const CacheRef& c, std::uint64_t first_line, std::uint64_t last_line) const {
     bool ok = true;
     for (std::uint64_t s = 0; s < c.slots(); ++s)
       ok = c.flush_slot(s, first_line, last_line) && ok;
-    for (std::uint32_t d = 0; d < c.storage().ssds(); ++d)
-      ok = c.flush_ssd(d) && ok;
+    if (c.take_unflushed_writes()) {
+      bool flushed = true;
+      for (std::uint32_t d = 0; d < c.storage().ssds(); ++d)
+        flushed = c.flush_ssd(d) && flushed;
+      if (!flushed) c.note_unflushed_writes();
+      ok = flushed && ok;
+    }
     return !c.take_write_back_failure() && ok;
   }
   /// Nothing to load on the host.
