@@ -42,7 +42,7 @@ run fault_error 3 "${F[@]}" --set storage.faults.error_fraction=0.001
 run fault_delay 0 "${F[@]}" --set storage.faults.delay_fraction=0.001 \
   --set storage.faults.delay_us=2000
 run fault_drop 3 "${F[@]}" --set storage.faults.drop_fraction=0.00001 --set queues.timeout_ms=200
-# Lost completions on the GPU path, which has no Abort (docs/gpu-engine.md): 90 % of the commands
+# Lost completions faster than Aborts can follow (docs/gpu-engine.md): 90 % of the commands
 # dropped on 4 queues of 1024 command IDs whose threads keep up to 1024 commands in flight, so
 # more than half of a queue's IDs end abandoned and the queue fails; its other commands end at
 # once with Host Queue Failed. The run must still end within a few timeouts, exit 3, and report

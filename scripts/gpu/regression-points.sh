@@ -11,6 +11,8 @@
 #                     threads x 8 lines, random (4 GiB of GPU media)
 #   nbb_optane4_512   nvm-block-bench, 512 B random reads over 4 optane-p5800x (1 GiB of pinned
 #                     media each), 128 QP x 1024 per SSD, 1M GPU threads
+#   nbb_null_512      nvm-block-bench, 512 B reads of 1 null SSD (no data, no timing: the engine's
+#                     and the queues' own rate), 128 QP x 1024, 1M GPU threads
 # NEW_ARGS: extra arguments for the new build only (e.g. keys the old one does not know).
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
@@ -46,6 +48,9 @@ args_of() {
     nbb_optane4_512) echo nvm-block-bench --backend emulated --outstanding 1 --pairs 128 \
       --depth 1024 --threads 1048576 --ssds 4 --model optane-p5800x --repeat 3 --io-size 512 \
       --set storage.media.size_bytes=1073741824 --ios 33554432 ;;
+    nbb_null_512) echo nvm-block-bench --backend emulated --outstanding 1 --pairs 128 \
+      --depth 1024 --threads 1048576 --model null --repeat 3 --io-size 512 \
+      --set storage.media.size_bytes=1073741824 --ios 16777216 ;;
     *) echo "unknown point $1" >&2; return 1 ;;
   esac
 }

@@ -381,6 +381,172 @@ TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
   CUDA_OK(cudaFree(fc));
 }
 
+// ---- recovery: Aborts of lost and late commands ---------------------------------------------
+
+/// Moves every queue's CQ head over what was posted (the late completions' IDs come back).
+__global__ void poll_queues(drives_ref v) {
+  if (threadIdx.x < v.queues_per_ssd()) (void)v.queue(0, threadIdx.x).poll();
+}
+
+struct queue_leftovers {
+  std::uint64_t late = 0, held = 0, abandoned = 0, failed = 0, timeouts = 0;
+};
+
+/// What the queues of drive 0 hold after a run: IDs in use, abandoned, failed queues.
+void read_leftovers(const drives_ref& v, queue_leftovers& out) {
+  std::vector<bam::queue_pointers> qp(v.queues_per_ssd());
+  CUDA_OK(cudaMemcpy(qp.data(), v.parameters().queues, qp.size() * sizeof qp[0],
+                     cudaMemcpyDeviceToHost));
+  out = queue_leftovers{};
+  for (const auto& p : qp) {
+    bam::queue_counters qc;
+    CUDA_OK(cudaMemcpy(&qc, p.counters, sizeof qc, cudaMemcpyDeviceToHost));
+    out.late += qc.late_completions;
+    out.timeouts += qc.timeouts;
+    out.abandoned += qc.abandoned;
+    out.failed += qc.failed != 0 ? 1 : 0;
+    std::vector<std::uint32_t> bits(p.cid_count / 32);
+    CUDA_OK(cudaMemcpy(bits.data(), p.cid_bits, bits.size() * 4, cudaMemcpyDeviceToHost));
+    for (std::uint32_t b : bits)
+      out.held += static_cast<std::uint64_t>(std::popcount(b));
+  }
+}
+
+bam::emu::gpu::drives_config recovery_drives(double drop, double delay, std::uint64_t timeout_ns) {
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 16;
+  dc.model = bam::emu::timing_preset("ideal");
+  dc.faults.drop_fraction = drop;
+  dc.faults.delay_fraction = delay;
+  dc.faults.delay_ns = 200'000'000;  // ten times the timeout
+  dc.faults.seed = 7;
+  cfg.drives.push_back(dc);
+  cfg.queues_per_drive = 16;
+  cfg.queue_entries = 256;
+  cfg.engine_blocks = 2;
+  cfg.engine_warps_per_block = 4;
+  cfg.recovery = true;
+  cfg.recovery_opts.timeout_ns = timeout_ns;
+  return cfg;
+}
+
+// The drop fault through the recovery path (issue: lost completions leak IDs): every command the
+// drive loses or holds past the timeout is aborted by the host watchdog through the admin queue,
+// completes with Command Abort Requested, and its ID comes back; no queue fails and the second
+// kernel runs on queues as good as new. Without recovery (GpuFaults above) the lost IDs stay held.
+TEST(GpuRecovery, LostAndLateCommandsAreAbortedAndTheirIdsComeBack) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  constexpr std::uint64_t timeout_ns = 20'000'000;
+  const bam::emu::gpu::drives_config cfg = recovery_drives(0.002, 0.003, timeout_ns);
+  constexpr std::uint32_t threads = 8192, reads = 8;
+  uint4* buffers = nullptr;
+  fault_counts* fc = nullptr;
+  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
+  CUDA_OK(cudaMallocManaged(&fc, 2 * sizeof(fault_counts)));
+  fc[0] = fc[1] = fault_counts{};
+  bam::emu::gpu::emulated_drives drives(cfg);
+  fill_media_gen0(drives, cfg.drives[0].lbas);
+  CUDA_OK(bam::preload_kernel(read_kernel));
+  CUDA_OK(bam::preload_kernel(poll_queues));
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (std::uint32_t k = 0; k < 2; ++k) {
+    read_kernel<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, fc + k, threads, reads,
+                                              timeout_ns, k);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaStreamSynchronize(s));
+    // The watchdog aborts the last waits' commands within a period or two; 250 ms is also past
+    // every delayed completion's due time, which must not be posted once its command was aborted.
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  poll_queues<<<1, 32, 0, s>>>(drives.ref());  // passes the second kernel's Abort completions
+  CUDA_OK(cudaStreamSynchronize(s));
+  queue_leftovers left;
+  read_leftovers(drives.ref(), left);
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+
+  const bam::emu::gpu::drive_stats st = drives.stats()[0];
+  const bam::recovery_counts rc = drives.recovery();
+  const std::uint64_t total = 2ull * threads * reads;
+  const std::uint64_t ok = fc[0].ok + fc[1].ok, timeouts = fc[0].timeouts + fc[1].timeouts;
+  EXPECT_EQ(fc[0].other + fc[1].other + fc[0].media_errors + fc[1].media_errors, 0u);
+  EXPECT_EQ(fc[0].bad_data + fc[1].bad_data, 0u);
+  EXPECT_EQ(ok + timeouts, total);
+  EXPECT_EQ(timeouts, st.dropped + st.delayed);  // the waits still give up: the Abort comes after
+  EXPECT_GT(st.dropped, 0u);
+  EXPECT_GT(st.delayed, 0u);
+  // Every lost or held command was aborted, once, and completed by its Abort only.
+  EXPECT_EQ(st.aborted, st.dropped + st.delayed);
+  EXPECT_EQ(rc.aborts_found, st.aborted);
+  EXPECT_GE(rc.aborts_sent, rc.aborts_found);
+  EXPECT_EQ(rc.abort_failures, 0u);
+  EXPECT_EQ(rc.recoveries, 0u) << drives.recovery_failure();
+  EXPECT_EQ(rc.recovery_failures, 0u) << drives.recovery_failure();
+  EXPECT_EQ(st.completed, total);  // every command once: by the drive or by its Abort
+  EXPECT_EQ(st.errors, st.aborted);
+  // Nothing left behind: every ID back, every late completion passed for its waiter.
+  EXPECT_EQ(left.held, 0u);
+  EXPECT_EQ(left.abandoned, 0u);
+  EXPECT_EQ(left.failed, 0u);
+  EXPECT_EQ(left.late, timeouts);
+  EXPECT_EQ(left.timeouts, timeouts);
+  CUDA_OK(cudaFree(buffers));
+  CUDA_OK(cudaFree(fc));
+}
+
+// So many lost commands that Aborts cannot keep up: the watchdog (or the queue itself, past half
+// of its IDs) fails the queues; every wait ends in bounded time with an error, the episodes are
+// counted and, the queues being GPU threads', reported as left failed when the drives stop.
+TEST(GpuRecovery, QueuesWithTooManyLostCommandsAreFailedAndEveryWaitEnds) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  constexpr std::uint64_t timeout_ns = 20'000'000;
+  const bam::emu::gpu::drives_config cfg = recovery_drives(0.9, 0.0, timeout_ns);
+  constexpr std::uint32_t threads = 8192, reads = 4;
+  uint4* buffers = nullptr;
+  fault_counts* fc = nullptr;
+  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
+  CUDA_OK(cudaMallocManaged(&fc, sizeof(fault_counts)));
+  *fc = fault_counts{};
+  bam::emu::gpu::emulated_drives drives(cfg);
+  fill_media_gen0(drives, cfg.drives[0].lbas);
+  CUDA_OK(bam::preload_kernel(read_kernel));
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const auto t0 = std::chrono::steady_clock::now();
+  read_kernel<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, fc, threads, reads, timeout_ns,
+                                            0);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  queue_leftovers left;
+  read_leftovers(drives.ref(), left);
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+  const bam::recovery_counts rc = drives.recovery();
+  EXPECT_EQ(fc->ok + fc->timeouts + fc->other, std::uint64_t{threads} * reads);
+  EXPECT_GT(fc->other, 0u);  // host_queue_failed
+  EXPECT_EQ(fc->bad_data, 0u);
+  EXPECT_LT(seconds, 10.0);  // bounded: each thread's waits end by their timeouts or the failure
+  EXPECT_EQ(left.failed, cfg.queues_per_drive);
+  EXPECT_EQ(rc.recoveries, cfg.queues_per_drive);
+  EXPECT_EQ(rc.recovery_failures, rc.recoveries);
+  EXPECT_NE(drives.recovery_failure().find("left so until the drives stopped"), std::string::npos)
+      << drives.recovery_failure();
+  // The drives start again with every queue new.
+  drives.start();
+  *fc = fault_counts{};
+  drives.stop();
+  read_leftovers(drives.ref(), left);
+  EXPECT_EQ(left.failed, 0u);
+  CUDA_OK(cudaFree(buffers));
+  CUDA_OK(cudaFree(fc));
+}
+
 // ---- timing model ----------------------------------------------------------------------------
 
 __global__ void timed_reads(drives_ref v, uint4* buffers, unsigned long long* min_latency,

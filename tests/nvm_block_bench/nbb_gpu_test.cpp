@@ -297,7 +297,8 @@ TEST(NbbGpu, ConfigErrorsOfTheGpuPath) {
 
 // Injected faults on the GPU engine (issue 14): errors end the run with exit status 3 and the
 // report counts them by status, exactly as the fault plan decides for the one queue's commands
-// (the host emulated controllers' key); drops end in bounded time, counted as timeouts.
+// (the host emulated controllers' key); drops end in bounded time, counted as timeouts, and the
+// recovery watchdog aborts each lost command.
 TEST(NbbGpu, EmulatedFaultsExitThreeCountedByStatus) {
   temp_dir dir;
   const std::vector<std::string> base = {
@@ -336,6 +337,16 @@ TEST(NbbGpu, EmulatedFaultsExitThreeCountedByStatus) {
   EXPECT_GT(d["timeouts"].get<std::uint64_t>(), 0u);
   EXPECT_EQ(d["errors"], d["timeouts"]);
   EXPECT_EQ(d["by_status"]["Host Timeout (bamkit)"], d["timeouts"]);
+  // The host driver's watchdog aborted every lost command through the admin queue (its IDs came
+  // back, so the queue never ran dry and never failed).
+  const json& ssd = drops["bamkit"]["stats"]["ssds"][0];
+  const json& rec = d["recovery"];
+  EXPECT_GT(ssd["dropped"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(ssd["aborted"], ssd["dropped"]);
+  EXPECT_EQ(rec["aborts_found"], ssd["dropped"]);
+  EXPECT_EQ(d["timeouts"], ssd["dropped"]);
+  EXPECT_EQ(rec["recoveries"], 0u);
+  EXPECT_EQ(rec["abort_failures"], 0u);
 }
 
 /// Per-SSD I/Os of a random run of 300 threads x 10 I/Os over 3 SSDs with `mapping`.

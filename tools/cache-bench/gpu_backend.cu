@@ -202,6 +202,7 @@ class emulated_protocol_backend final : public backend {
                          "model");
     }
     check_pinning(c);
+    const recovery_counts before = ctx_->drives().recovery();
     run_result out;
     try {
       out = run_cache_bench(*rig_, c, hooks, media_dirty_);
@@ -211,10 +212,13 @@ class emulated_protocol_backend final : public backend {
     }
     ctx_->stop();
     const emu::gpu::emulated_drives& drives = ctx_->drives();
+    out.recovery = drives.recovery().since(before);
     nlohmann::json ssds = nlohmann::json::array();
     for (const emu::gpu::drive_stats& s : drives.stats())
-      ssds.push_back(
-          {{"completed", s.completed}, {"errors", s.errors}, {"ordering_reads", s.ordering_reads}});
+      ssds.push_back({{"completed", s.completed},
+                      {"errors", s.errors},
+                      {"aborted", s.aborted},
+                      {"ordering_reads", s.ordering_reads}});
     out.tool_stats["engine"] = {
         {"ssds", ssds},
         {"engine_warps", drives.engine_warps()},

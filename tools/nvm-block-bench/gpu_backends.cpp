@@ -234,6 +234,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
     gpu_io_runner::preload();
     impl_->preloaded = true;
   }
+  const recovery_counts recovery_before = drives.recovery();
   drives.start();
   gpu_io_result r;
   try {
@@ -246,6 +247,9 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   }
   drives.stop();
   run_result out = result_of(c, r, hooks);
+  out.recovery = drives.recovery().since(recovery_before);
+  if (out.recovery.recovery_failures != 0)
+    out.tool_stats["recovery_failure"] = drives.recovery_failure();
   const std::vector<queue_totals> q = read_queue_totals(drives.ref().parameters());
   nlohmann::json engine = nlohmann::json::array();
   std::uint64_t sq = 0, cq = 0, timeouts = 0, ordering = 0;
@@ -256,6 +260,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
                       {"errors", s.errors},
                       {"dropped", s.dropped},
                       {"delayed", s.delayed},
+                      {"aborted", s.aborted},
                       {"ordering_reads", s.ordering_reads},
                       {"sq_doorbell_writes", q[i].sq_doorbell_writes},
                       {"cq_doorbell_writes", q[i].cq_doorbell_writes},

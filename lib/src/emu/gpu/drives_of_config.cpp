@@ -35,6 +35,9 @@ drives_config drives_config_of(const run_config& c) {
   dc.queue_entries = c.queues.depth;
   dc.ordering_queues = c.storage.protocol == storage_protocol::hardware;
   dc.ordering_timeout_ns = command_timeout_ns(c);  // queues.timeout_ms, as every other wait
+  // Aborts of commands whose wait gave up, as the host's queues have (host_context).
+  dc.recovery = true;
+  dc.recovery_opts.timeout_ns = command_timeout_ns(c);
   const std::uint64_t queues = dc.engine_queues();
   const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 16;
   const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -14,6 +15,7 @@
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/gpu/identity_allocator.hpp"
 #include "engine.cuh"
+#include "gpu_recovery.hpp"
 
 namespace bam::emu::gpu {
 namespace {
@@ -58,6 +60,18 @@ struct ordering_block_layout {
   }
 };
 
+/// One drive's admin queue in pinned host memory (recovery): SQ ring, CQ ring, SQ tail and CQ head
+/// doorbells, in one page per drive.
+struct admin_block_layout {
+  static constexpr std::uint32_t entries = 32;
+  static constexpr std::size_t sq = 0;
+  static constexpr std::size_t cq = sq + entries * sizeof(nvme::command);
+  static constexpr std::size_t sq_doorbell = cq + entries * sizeof(nvme::completion);
+  static constexpr std::size_t cq_doorbell = sq_doorbell + sizeof(std::uint32_t);
+  static constexpr std::size_t bytes = 4096;
+  static_assert(cq_doorbell + sizeof(std::uint32_t) <= bytes);
+};
+
 }  // namespace
 
 struct emulated_drives::impl {
@@ -82,8 +96,19 @@ struct emulated_drives::impl {
   std::uint32_t n_queues = 0, warps = 0;
   std::vector<detail::engine_drive> drive_table;  // host copy, service times in model units
   double timer_rate = 1.0;                        // GPU timer ns per host ns, from start()
+  // Recovery (cfg.recovery): admin queues, the engine's held tables and abort rings, watchdog.
+  std::byte* admin_host = nullptr;        // pinned, mapped: admin_block_layout per drive
+  detail::engine_admin* admin = nullptr;  // device: [drives]
+  std::uint32_t* abort_words = nullptr;   // device: abort_queue_words per application queue
+  std::size_t abort_queue_words = 0;      // held table, then [tail, head, ring...], rounded
+  std::vector<queue_pair> admin_pairs;    // the host driver's side of the admin queues
+  std::unique_ptr<detail::gpu_recovery> recovery;
 
   ~impl() {
+    recovery.reset();  // joins the watchdog before the memory it reads goes
+    if (admin_host != nullptr) cudaFreeHost(admin_host);
+    cudaFree(admin);
+    cudaFree(abort_words);
     for (std::uint32_t d = 0; d < media.size(); ++d) {
       if (host[d] != nullptr)
         cudaFreeHost(host[d]);
@@ -207,7 +232,7 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
         eq[g] = detail::engine_queue{
             p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
             p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d),
-            false};
+            false,        nullptr,      nullptr};
       }
     }
     if (cfg.ordering_queues) {
@@ -221,11 +246,28 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
         eq[n_app + d] = detail::engine_queue{
             p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
             p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d),
-            true};
+            true,         nullptr,      nullptr};
       }
       check(cudaMemcpy(m.ordering + L.pointers, op.data(), op.size() * sizeof op[0],
                        cudaMemcpyHostToDevice),
             "copy");
+    }
+    if (cfg.recovery) {
+      // Per application queue: the held table (a word per command ID), then the abort ring.
+      const std::uint32_t cid_words = cid_count_for(cfg.queue_entries);
+      m.abort_queue_words = (cid_words + 2 + detail::abort_ring_entries + 31) / 32 * 32;
+      const std::size_t bytes = std::size_t{n_app} * m.abort_queue_words * sizeof(std::uint32_t);
+      check(cudaMalloc(&m.abort_words, bytes), "cudaMalloc held tables");
+      for (std::uint32_t g = 0; g < n_app; ++g) {
+        eq[g].held = m.abort_words + std::size_t{g} * m.abort_queue_words;
+        eq[g].aborts = eq[g].held + cid_words;
+      }
+      check(cudaHostAlloc(reinterpret_cast<void**>(&m.admin_host),
+                          std::size_t{n_drives} * admin_block_layout::bytes,
+                          cudaHostAllocMapped | cudaHostAllocPortable),
+            "cudaHostAlloc admin queues");
+      check(cudaMalloc(&m.admin, n_drives * sizeof(detail::engine_admin)), "cudaMalloc admin");
+      m.recovery = std::make_unique<detail::gpu_recovery>(m.layout, cfg.recovery_opts);
     }
     m.queue_table = eq;
     check(cudaMemcpy(m.queues, eq.data(), eq.size() * sizeof eq[0], cudaMemcpyHostToDevice),
@@ -333,6 +375,44 @@ void emulated_drives::start() {
         "clear stats");
   if (m.ordering != nullptr)
     check(cudaMemsetAsync(m.ordering, 0, m.ordering_layout.pointers, s), "clear ordering");
+  const auto n_drives = static_cast<std::uint32_t>(m.cfg.drives.size());
+  if (m.recovery) {
+    const std::uint32_t n_app = n_drives * m.cfg.queues_per_drive;
+    check(cudaMemsetAsync(m.abort_words, 0,
+                          std::size_t{n_app} * m.abort_queue_words * sizeof(std::uint32_t), s),
+          "clear held tables");
+    std::memset(m.admin_host, 0, std::size_t{n_drives} * admin_block_layout::bytes);
+    std::byte* dev = nullptr;
+    check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dev), m.admin_host, 0),
+          "cudaHostGetDevicePointer");
+    std::vector<detail::engine_admin> table(n_drives);
+    m.admin_pairs.clear();
+    for (std::uint32_t d = 0; d < n_drives; ++d) {
+      using L = admin_block_layout;
+      std::byte* const h = m.admin_host + std::size_t{d} * L::bytes;
+      std::byte* const g = dev + std::size_t{d} * L::bytes;
+      table[d] = detail::engine_admin{reinterpret_cast<const nvme::command*>(g + L::sq),
+                                      reinterpret_cast<nvme::completion*>(g + L::cq),
+                                      reinterpret_cast<const std::uint32_t*>(g + L::sq_doorbell),
+                                      reinterpret_cast<const std::uint32_t*>(g + L::cq_doorbell),
+                                      L::entries,
+                                      0,
+                                      0,
+                                      0};
+      queue_pair_desc desc;
+      desc.sq = reinterpret_cast<nvme::command*>(h + L::sq);
+      desc.sq_entries = L::entries;
+      desc.cq = reinterpret_cast<nvme::completion*>(h + L::cq);
+      desc.cq_entries = L::entries;
+      desc.sq_doorbell = reinterpret_cast<std::uint32_t*>(h + L::sq_doorbell);
+      desc.cq_doorbell = reinterpret_cast<std::uint32_t*>(h + L::cq_doorbell);
+      desc.qid = 0;
+      m.admin_pairs.emplace_back(desc);
+    }
+    check(cudaMemcpyAsync(m.admin, table.data(), table.size() * sizeof table[0],
+                          cudaMemcpyHostToDevice, s),
+          "copy admin queues");
+  }
   check(cudaStreamSynchronize(s), "clear");
   std::uint64_t timer_base = 0;
   // The models are in real time; the engine's clock is the GPU's %globaltimer, whose rate is
@@ -361,8 +441,18 @@ void emulated_drives::start() {
   check(cudaMemcpyAsync(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice, s),
         "copy drives");
   check(cudaStreamSynchronize(s), "copy drives");
-  detail::engine_params p{m.queues,  m.n_queues,     m.drives, m.stats,
-                          m.control, m.control + 32, m.warps,  timer_base};
+  detail::engine_params p{m.queues,
+                          m.n_queues,
+                          m.drives,
+                          m.stats,
+                          m.control,
+                          m.control + 32,
+                          m.warps,
+                          timer_base,
+                          m.recovery ? m.admin : nullptr,
+                          n_drives,
+                          m.cfg.queues_per_drive,
+                          cid_count_for(m.cfg.queue_entries)};
   check(
       detail::launch_engine(p, m.cfg.engine_blocks, m.cfg.engine_warps_per_block, m.engine_stream),
       "launch engine");
@@ -385,11 +475,18 @@ void emulated_drives::start() {
                                std::to_string(m.warps) + " engine warps became resident in 20 s");
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
+  if (m.recovery) {
+    std::vector<detail::gpu_recovery::drive> watched;
+    for (std::uint32_t d = 0; d < n_drives; ++d)
+      watched.push_back({static_cast<const std::byte*>(m.blocks[d]), &m.admin_pairs[d]});
+    m.recovery->start(std::move(watched));
+  }
 }
 
 void emulated_drives::stop() {
   impl& m = *impl_;
   if (!running_) return;
+  if (m.recovery) m.recovery->stop();  // its last pass while the engine still serves Aborts
   *m.stop_value = 1;
   check(cudaMemcpyAsync(m.control, m.stop_value, sizeof(std::uint32_t), cudaMemcpyHostToDevice,
                         m.control_stream),
@@ -412,6 +509,21 @@ void emulated_drives::stop() {
     d.dropped += qs[g].dropped;
     d.delayed += qs[g].delayed;
   }
+  if (m.recovery) {
+    std::vector<detail::engine_admin> table(stats_.size());
+    check(cudaMemcpy(table.data(), m.admin, table.size() * sizeof table[0], cudaMemcpyDeviceToHost),
+          "admin stats");
+    for (std::size_t d = 0; d < table.size(); ++d)
+      stats_[d].aborted = table[d].aborted;
+  }
+}
+
+recovery_counts emulated_drives::recovery() const {
+  return impl_->recovery ? impl_->recovery->counts() : recovery_counts{};
+}
+
+std::string emulated_drives::recovery_failure() const {
+  return impl_->recovery ? impl_->recovery->last_failure() : std::string();
 }
 
 void emulated_drives::flush_media() {

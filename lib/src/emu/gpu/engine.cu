@@ -13,6 +13,9 @@
 //                     all lanes (media <-> the buffer PRP1/PRP2 name; multi-page PRPs through
 //                     walk_prps); park_completions then parks the completions in shared memory;
 //   4. post_due       posts every parked completion that is due (CQ has room): DW0-2, then DW3.
+// Every 256 turns a warp also reads the stop flag and completes the commands an Abort took back
+// (serve_aborts); warp 0 serves the drives' admin queues (serve_admin: Abort), when the drives
+// were built with recovery.
 // Ordering and throttling come from the due times; no thread sleeps for a command. The steps are
 // __forceinline__: the kernel is one function after inlining, as when it was written as one
 // (registers, stack and instruction count are compared in the commit that split it).
@@ -150,8 +153,12 @@ struct warp_state {
   std::uint64_t* due;   ///< [pending_per_warp] due time of each parked completion; empty_slot: free
   std::uint32_t* info;  ///< [pending_per_warp] CID, status and owner lane of each (pack_info)
   std::uint32_t* add;   ///< [32] completions posted per owner lane in one round of post_due
-  std::uint32_t q;      ///< this lane's queue: warp + lane * total_warps
-  bool have;            ///< q < n_queues
+  /// [pending_per_warp / 32] bit s % 32 of word s / 32: slot s holds a completion whose command
+  /// is also in its queue's held table (a delayed command, recovery on), with token tokens[s]
+  std::uint32_t* held_rows;
+  std::uint32_t* tokens;  ///< [pending_per_warp]
+  std::uint32_t q;        ///< this lane's queue: warp + lane * total_warps
+  bool have;              ///< q < n_queues
   engine_queue Q;
   std::uint32_t sq_head;       ///< slot
   std::uint64_t sq_fetched;    ///< virtual: fault-injection key
@@ -172,6 +179,8 @@ struct batch {
   int owner;
   std::uint32_t o_drive;  ///< the owner queue's drive
   bool mine;              ///< this lane carries an entry
+  /// Non-zero: its command is in the queue's held table with this token, its completion parked
+  std::uint32_t hold_token;
   nvme::command c;
   nvme::status status;
   emu::fault_action fate;
@@ -195,9 +204,15 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
            warp_in_block * pending_per_warp;
   w.add = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
           warps_per_block * pending_per_warp + warp_in_block * 32;
+  w.held_rows = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
+                warps_per_block * (pending_per_warp + 32) + warp_in_block * (pending_per_warp / 32);
+  w.tokens = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
+             warps_per_block * (pending_per_warp + 32 + pending_per_warp / 32) +
+             warp_in_block * pending_per_warp;
   for (std::uint32_t i = w.lane; i < pending_per_warp; i += 32)
     w.due[i] = empty_slot;
   w.add[w.lane] = 0;
+  if (static_cast<std::uint32_t>(w.lane) < pending_per_warp / 32) w.held_rows[w.lane] = 0;
 
   w.q = warp + static_cast<std::uint32_t>(w.lane) * p.total_warps;
   w.have = w.q < p.n_queues;
@@ -252,6 +267,19 @@ __device__ __forceinline__ claim claim_entries(const engine_params& p, const war
   return {take, excl, all < cap ? all : cap};
 }
 
+/// Recovery on: puts command `cid` of queue `q`, fetched as the queue's command number `fetched`,
+/// in the queue's held table; returns its token (0: recovery off, or an ID outside the pool,
+/// which no Abort can name). Out of line: the fault path stays out of the hot loop's registers.
+__device__ __noinline__ std::uint32_t hold(const engine_queue* queues, std::uint32_t q,
+                                           std::uint32_t cid, std::uint32_t cid_count,
+                                           std::uint64_t fetched) {
+  std::uint32_t* const held = queues[q].held;
+  if (held == nullptr || cid >= cid_count) return 0;
+  const auto token = static_cast<std::uint32_t>(fetched % 0x7fffffffu) + 1;
+  atomicExch(held + cid, token);
+  return token;
+}
+
 /// 1. Fetch: lane i < total loads entry i of the batch, decides its fault and runs the shared
 /// command processor on it with a DMA policy that only records what to move.
 __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& w, const claim& k,
@@ -280,6 +308,7 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
   const std::uint32_t o_q = shfl(w.q, b.owner);
   const bool o_ordering = shfl(static_cast<std::uint32_t>(w.Q.ordering), b.owner) != 0;
   b.mine = static_cast<std::uint32_t>(lane) < k.total;
+  b.hold_token = 0;
 
   b.c = nvme::command{};
   b.status = nvme::sc::success;
@@ -300,6 +329,13 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
     // the counts a run reports follow the fractions it asked for.
     if (!o_ordering)
       b.fate = b.D->faults.decide((std::uint64_t{o_q} << 40) ^ (o_fetched + (lane - first)));
+    // Recovery on: a command the drive keeps (dropped, or delayed) is held, so that an Abort
+    // finds it.
+    if (b.fate == emu::fault_action::drop || b.fate == emu::fault_action::delay) {
+      const std::uint32_t token =
+          hold(p.queues, o_q, b.c.cid, p.cid_count, o_fetched + (lane - first));
+      if (b.fate == emu::fault_action::delay) b.hold_token = token;
+    }
     if (b.fate == emu::fault_action::error) {
       b.status = b.D->faults.error_status;  // the drive fails it: nothing is moved
     } else if (b.fate != emu::fault_action::drop) {
@@ -451,6 +487,10 @@ __device__ __forceinline__ void park_completions(warp_state& w, const batch& b) 
       const std::uint32_t s = k * 32 + __fns(free_bits, 0, rank - assigned + 1);
       w.info[s] = pack_info(b.c.cid, b.status, static_cast<std::uint32_t>(b.owner));
       w.due[s] = b.when;
+      if (b.hold_token != 0) {
+        w.tokens[s] = b.hold_token;
+        atomicOr(w.held_rows + k, 1u << (s % 32));
+      }
     }
     assigned += n;
   }
@@ -490,6 +530,34 @@ __device__ __forceinline__ std::uint32_t cq_room(warp_state& w) {
   return cq_free;
 }
 
+/// Row `k` of the pending table has slots of held commands (`hr`, warp-uniform): each due one
+/// takes its command back from its queue's held table (`held`: this lane's queue's, shuffled to
+/// the slot's owner) by its token; if an Abort took it first, the Abort's completion is the
+/// command's, and the parked one is dropped. Returns bit 0: this lane's slot is still ready to
+/// post; bits 8..: the slots dropped (warp-uniform). Out of line, by value: the fault path stays
+/// out of the hot loop's registers.
+__device__ __noinline__ std::uint32_t claim_held(int lane, std::uint32_t k, std::uint32_t hr,
+                                                 bool ready, std::uint64_t* due,
+                                                 const std::uint32_t* info,
+                                                 const std::uint32_t* tokens,
+                                                 std::uint32_t* held_rows, std::uint32_t* held) {
+  const bool mine = ready && ((hr >> lane) & 1u) != 0;
+  const std::uint32_t inf = info[k * 32 + lane];
+  held = shfl_ptr(held, mine ? static_cast<int>(inf >> 27) : lane);
+  bool lost = false;
+  if (mine) {
+    const std::uint32_t token = tokens[k * 32 + lane];
+    lost = atomicCAS(held + (inf & 0xffffu), token, 0u) != token;
+    if (lost) due[k * 32 + lane] = empty_slot;
+  }
+  const std::uint32_t claimed = __ballot_sync(full, mine);
+  const std::uint32_t dropped = __popc(__ballot_sync(full, lost));
+  __syncwarp();
+  if (lane == 0) held_rows[k] = hr & ~claimed;
+  __syncwarp();
+  return (ready && !lost ? 1u : 0u) | (dropped << 8);
+}
+
 /// 4. Post: every parked completion that is due and whose CQ has room, row by row of the pending
 /// table: DW0-2, then DW3 with its phase. Returns whether any was posted.
 __device__ __forceinline__ bool post_due(warp_state& w) {
@@ -500,7 +568,13 @@ __device__ __forceinline__ bool post_due(warp_state& w) {
   for (std::uint32_t k = 0; k < pending_per_warp / 32; ++k) {
     const std::uint32_t s = k * 32 + lane;
     const std::uint64_t d = w.due[s];
-    const bool ready = d != empty_slot && d <= now;
+    bool ready = d != empty_slot && d <= now;
+    if (const std::uint32_t hr = w.held_rows[k]; hr != 0) {
+      const std::uint32_t r =
+          claim_held(lane, k, hr, ready, w.due, w.info, w.tokens, w.held_rows, w.Q.held);
+      ready = (r & 1u) != 0;
+      w.parked -= r >> 8;
+    }
     const std::uint32_t ready_mask = __ballot_sync(full, ready);
     if (ready_mask == 0) continue;
     const std::uint32_t inf = w.info[s];
@@ -567,13 +641,122 @@ __device__ __forceinline__ bool stop_requested(const engine_params& p, int lane)
   return shfl(lane == 0 ? *p.stop : 0u, 0) != 0;
 }
 
+/// The next ID of an abort ring (see engine_queue::aborts), or no_abort.
+constexpr std::uint32_t no_abort = ~0u;
+__device__ __noinline__ std::uint32_t take_abort(std::uint32_t* aborts) {
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(aborts[0]), head(aborts[1]);
+  const std::uint32_t h = head.load(cuda::memory_order_relaxed);
+  if (tail.load(cuda::memory_order_acquire) == h) return no_abort;
+  const std::uint32_t cid = aborts[2 + h % abort_ring_entries];
+  head.store(h + 1, cuda::memory_order_release);
+  return cid;
+}
+
+/// Parks a Command Abort Requested completion, due at once, for each ID an Abort took back from
+/// this warp's queues (`aborts`: this lane's queue's ring; one per lane and round, while the
+/// pending table has room for a round). Returns the pending slots in use. Out of line, by value.
+__device__ __noinline__ std::uint32_t serve_aborts(int lane, std::uint32_t* aborts,
+                                                   std::uint64_t* due, std::uint32_t* info,
+                                                   std::uint32_t parked) {
+  for (int round = 0; round < 8 && parked + 32 <= pending_per_warp; ++round) {
+    const std::uint32_t cid = aborts != nullptr ? take_abort(aborts) : no_abort;
+    const std::uint32_t mine = __ballot_sync(full, cid != no_abort);
+    if (mine == 0) break;
+    if (cid != no_abort) {
+      // A free slot: room for every lane is assured, and each lane claims its own.
+      for (std::uint32_t s = static_cast<std::uint32_t>(lane);; s = (s + 1) % pending_per_warp) {
+        if (atomicCAS(reinterpret_cast<unsigned long long*>(due + s), empty_slot, 0ull) ==
+            empty_slot) {
+          info[s] = pack_info(static_cast<std::uint16_t>(cid), nvme::sc::abort_requested,
+                              static_cast<std::uint32_t>(lane));
+          break;
+        }
+      }
+    }
+    parked += __popc(mine);
+    __syncwarp();
+  }
+  return parked;
+}
+
+/// Takes command `cid` of drive `d`'s queue `sqid` back from its held table for an Abort, and
+/// hands it to the queue's owner lane. False: not held (completed, never fetched, or not this
+/// drive's to abort), or the queue's abort ring is full.
+__device__ bool abort_command(const engine_queue* queues, std::uint32_t queues_per_drive,
+                              std::uint32_t cid_count, std::uint32_t d, std::uint32_t sqid,
+                              std::uint32_t cid) {
+  if (sqid == 0 || sqid > queues_per_drive || cid >= cid_count) return false;
+  const engine_queue& Q = queues[d * queues_per_drive + sqid - 1];
+  if (Q.held == nullptr) return false;
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(Q.aborts[0]), head(Q.aborts[1]);
+  const std::uint32_t t = tail.load(cuda::memory_order_relaxed);  // this lane's alone
+  if (t - head.load(cuda::memory_order_acquire) >= abort_ring_entries) return false;
+  if (atomicExch(Q.held + cid, 0u) == 0) return false;
+  Q.aborts[2 + t % abort_ring_entries] = cid;
+  tail.store(t + 1, cuda::memory_order_release);
+  return true;
+}
+
+/// Serves drive `d`'s admin queue: every entry its SQ tail doorbell shows, while its CQ has
+/// room. The rings live in host memory (system scope).
+__device__ __noinline__ void serve_admin_queue(engine_admin* admin, const engine_queue* queues,
+                                               std::uint32_t queues_per_drive,
+                                               std::uint32_t cid_count, std::uint32_t d) {
+  engine_admin& A = admin[d];
+  using sys_ref = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>;
+  const std::uint32_t tail =
+      sys_ref(*const_cast<std::uint32_t*>(A.sq_doorbell)).load(cuda::memory_order_acquire);
+  if (tail >= A.entries) return;  // not a slot: ignored, as a controller would fail it
+  std::uint32_t head = A.sq_head;
+  std::uint64_t ct = A.cq_tail;
+  const std::uint32_t cq_head =
+      sys_ref(*const_cast<std::uint32_t*>(A.cq_doorbell)).load(cuda::memory_order_relaxed);
+  while (head != tail) {
+    const auto t_slot = static_cast<std::uint32_t>(ct % A.entries);
+    const std::uint32_t used = t_slot >= cq_head ? t_slot - cq_head : t_slot + A.entries - cq_head;
+    if (used + 1 >= A.entries) break;  // CQ full: the rest at a later turn
+    const nvme::command c = A.sq[head];
+    nvme::status st = nvme::sc::success;
+    std::uint32_t dw0 = 0;
+    if (static_cast<nvme::admin_opcode>(c.opcode) == nvme::admin_opcode::abort) {
+      const bool found = abort_command(queues, queues_per_drive, cid_count, d,
+                                       nvme::decode::abort_sqid(c), nvme::decode::abort_cid(c));
+      dw0 = found ? 0u : 1u;  // bit 0: not aborted
+      if (found) ++A.aborted;
+    } else {
+      st = nvme::sc::invalid_opcode;
+    }
+    head = head + 1 == A.entries ? 0 : head + 1;
+    auto* words = reinterpret_cast<std::uint32_t*>(A.cq + t_slot);
+    words[0] = dw0;
+    words[1] = 0;
+    words[2] = head;  // SQHD; SQID 0
+    cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_system);
+    sys_ref(words[3]).store(nvme::completion::make_dw3(c.cid, ((ct / A.entries) & 1) == 0, st),
+                            cuda::memory_order_relaxed);
+    ++ct;
+  }
+  A.sq_head = head;
+  A.cq_tail = ct;
+}
+
 // The launch bound caps registers so that a block of the largest allowed size always fits on an
 // SM (the shared command processor pushed the unbounded kernel to 164 registers, which made
 // 16-warp blocks fail to launch).
 __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel(engine_params p) {
   warp_state w = start_warp(p);
+  const bool admin_server = p.admin != nullptr && blockIdx.x == 0 && threadIdx.x < 32;
   for (std::uint32_t turn = 0;; ++turn) {
-    if ((turn & 255) == 0 && stop_requested(p, w.lane)) break;
+    if ((turn & 255) == 0) {
+      if (stop_requested(p, w.lane)) break;
+      if (admin_server) {
+        for (std::uint32_t d = static_cast<std::uint32_t>(w.lane); d < p.n_drives; d += 32)
+          serve_admin_queue(p.admin, p.queues, p.queues_per_drive, p.cid_count, d);
+        __syncwarp();
+      }
+      if (__ballot_sync(full, w.Q.aborts != nullptr) != 0)  // recovery on
+        w.parked = serve_aborts(w.lane, w.Q.aborts, w.due, w.info, w.parked);
+    }
     bool idle = true;
     if (const claim k = claim_entries(p, w); k.total > 0) {
       idle = false;

@@ -23,6 +23,35 @@ struct engine_queue {
   std::uint16_t qid;
   std::uint16_t drive;
   bool ordering;  ///< the drive's ordering queue (§4.4 reads): exempt from fault injection
+  /// Recovery on (drives_config::recovery), application queues only; else null.
+  /// [cid_count] non-zero: the drive holds the command with that ID without completing it (a
+  /// dropped command, or a delayed one whose completion is parked), so that an Abort finds it;
+  /// the value is the command's token (its fetch number + 1), which its parked completion also
+  /// keeps. Whoever takes the token completes the command: the Abort (Command Abort Requested),
+  /// or the post of its parked completion (a compare-and-swap with its own token, so a later
+  /// command that reused the ID is never taken for it).
+  std::uint32_t* held;
+  /// [2 + abort_ring_entries]: [0] tail (the admin server's), [1] head (the owner lane's), then
+  /// the IDs an Abort took back, for the queue's owning lane to complete.
+  std::uint32_t* aborts;
+};
+
+/// IDs an Abort took back and the owner lane has not completed yet, per queue; an Abort that
+/// finds the ring full answers "not aborted" (the driver tries again).
+inline constexpr std::uint32_t abort_ring_entries = 64;
+
+/// One drive's admin queue as the engine serves it (recovery on): rings and doorbells in mapped
+/// pinned host memory, where the host driver's queue_pair reads and writes them, and the
+/// engine's own positions. Only Abort is implemented; other opcodes get Invalid Opcode.
+struct engine_admin {
+  const nvme::command* sq;
+  nvme::completion* cq;
+  const std::uint32_t* sq_doorbell;
+  const std::uint32_t* cq_doorbell;
+  std::uint32_t entries;
+  std::uint32_t sq_head;       ///< slot
+  std::uint64_t cq_tail;       ///< virtual
+  unsigned long long aborted;  ///< Aborts that found their command
 };
 
 /// One drive as the engine sees it.
@@ -50,6 +79,11 @@ struct engine_params {
   std::uint32_t* started;  ///< warps running
   std::uint32_t total_warps;
   std::uint64_t timer_base;  ///< %globaltimer at start: virtual time (ps) counts from here
+  /// Recovery on: [n_drives] admin queues, served by warp 0; else null.
+  engine_admin* admin;
+  std::uint32_t n_drives;
+  std::uint32_t queues_per_drive;  ///< application queues per drive (SQID i + 1: queue i)
+  std::uint32_t cid_count;         ///< command IDs of an application queue (the held tables)
 };
 
 /// Pending completions per engine warp (shared memory).
@@ -58,7 +92,9 @@ inline constexpr std::uint32_t pending_per_warp = 128;
 inline constexpr std::uint32_t engine_max_warps_per_block = max_engine_warps_per_block;
 
 inline constexpr std::size_t engine_shared_bytes_per_warp =
-    pending_per_warp * (sizeof(std::uint64_t) + sizeof(std::uint32_t)) + 32 * sizeof(std::uint32_t);
+    pending_per_warp * (sizeof(std::uint64_t) + sizeof(std::uint32_t)) +
+    32 * sizeof(std::uint32_t) + pending_per_warp / 32 * sizeof(std::uint32_t) +
+    pending_per_warp * sizeof(std::uint32_t);
 
 /// Reads the GPU's %globaltimer into *out (one thread), on `stream`.
 cudaError_t launch_timer_probe(std::uint64_t* out, cudaStream_t stream);

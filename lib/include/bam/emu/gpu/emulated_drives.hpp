@@ -21,11 +21,13 @@
 
 #include "bam/config/enums.hpp"
 #include "bam/dma.hpp"
+#include "bam/driver/recovery_options.hpp"
 #include "bam/emu/fault_injection.hpp"
 #include "bam/emu/timing_model.hpp"
 #include "bam/queue/doorbell.hpp"
 #include "bam/queue/ordering_read.hpp"
 #include "bam/queue/queue_set_ref.hpp"
+#include "bam/report/recovery_counts.hpp"
 
 namespace bam::emu::gpu {
 
@@ -64,6 +66,19 @@ struct drives_config {
   /// queues.timeout_ms resolved; drives_config_of sets it). Required (> 0) with
   /// ordering_queues.
   std::uint64_t ordering_timeout_ns = 0;
+  /// What a host driver does about commands that do not come back (lib/src/emu/gpu/
+  /// gpu_recovery.hpp has the details): each drive gets an admin queue in host memory that the
+  /// engine serves (Abort), the engine holds the commands it keeps without completing (dropped or
+  /// delayed by fault injection) so that an Abort finds them, and a host watchdog thread, while the
+  /// drives run, sends an Abort for every command whose wait gave up. An aborted command completes
+  /// with Command Abort Requested and its ID comes back. A queue whose Abort finds nothing a
+  /// timeout long, gets no answer, or has too many IDs abandoned at once, is failed (every
+  /// waiter gets sc::host_queue_failed at once) and stays failed until the drives stop: GPU
+  /// threads are not counted as a queue's users, so nothing tells the driver that none is
+  /// inside it, which recreating it in place would need. drives_config_of turns it on with the
+  /// run's command timeout.
+  bool recovery = false;
+  recovery_options recovery_opts{};
 
   /// Queue pairs the engine serves: queues_per_drive per drive, plus the ordering queues.
   std::uint64_t engine_queues() const {
@@ -94,6 +109,9 @@ struct drive_stats {
   /// §4.4 ordering reads served on the drive's ordering queue (hardware_ref()); not in the
   /// counts above, which are the application's queues'. The ordering queue has no faults.
   std::uint64_t ordering_reads = 0;
+  /// Commands an Abort took back (recovery): completed with Command Abort Requested, counted in
+  /// `completed` and `errors` too; a dropped command that was aborted is in `dropped` as well.
+  std::uint64_t aborted = 0;
 };
 
 /// One drive's parameters as the engine holds them in GPU memory (device_parameters()): from
@@ -136,6 +154,12 @@ class emulated_drives {
     }
   }
   const std::vector<drive_stats>& stats() const { return stats_; }
+  /// What the recovery watchdog did since the drives were built (zeros without
+  /// drives_config::recovery); episodes still open when the drives stopped are counted in
+  /// recovery_failures. Any time.
+  recovery_counts recovery() const;
+  /// The message of the last recovery that failed (empty: none).
+  std::string recovery_failure() const;
   /// Host pointer to drive `d`'s media (pinned host media: the live bytes; device media: none).
   std::byte* host_media(std::uint32_t d) const;
   /// Drive `d`'s media as this GPU addresses it (device memory, or mapped pinned host memory):
