@@ -431,46 +431,70 @@ bam::emu::gpu::drives_config recovery_drives(double drop, double delay, std::uin
   return cfg;
 }
 
+/// One drive with recovery on, started, with the read kernel's buffers and counts for two runs.
+struct recovery_rig {
+  static constexpr std::uint32_t threads = 8192;
+  static constexpr std::uint64_t timeout_ns = 20'000'000;
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::emulated_drives drives;
+  uint4* buffers = nullptr;
+  fault_counts* fc = nullptr;  ///< [2]: one per run
+  cudaStream_t s = nullptr;
+
+  recovery_rig(double drop, double delay)
+      : cfg(recovery_drives(drop, delay, timeout_ns)), drives(cfg) {}
+  /// Allocates, fills the media and starts the drives (CUDA_OK: not in the constructor).
+  void start() {
+    CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
+    CUDA_OK(cudaMallocManaged(&fc, 2 * sizeof(fault_counts)));
+    fc[0] = fc[1] = fault_counts{};
+    fill_media_gen0(drives, cfg.drives[0].lbas);
+    CUDA_OK(bam::preload_kernel(read_kernel));
+    CUDA_OK(bam::preload_kernel(poll_queues));
+    drives.start();
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  }
+  ~recovery_rig() {
+    if (drives.running()) drives.stop();
+    if (s != nullptr) cudaStreamDestroy(s);
+    cudaFree(buffers);
+    cudaFree(fc);
+  }
+  /// Run `k` (0 or 1): every thread reads `reads` blocks of drive 0, each wait bounded.
+  void read(std::uint32_t k, std::uint32_t reads) {
+    read_kernel<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, fc + k, threads, reads,
+                                              timeout_ns, k);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaStreamSynchronize(s));
+  }
+};
+
 // The drop fault through the recovery path (issue: lost completions leak IDs): every command the
 // drive loses or holds past the timeout is aborted by the host watchdog through the admin queue,
 // completes with Command Abort Requested, and its ID comes back; no queue fails and the second
 // kernel runs on queues as good as new. Without recovery (GpuFaults above) the lost IDs stay held.
 TEST(GpuRecovery, LostAndLateCommandsAreAbortedAndTheirIdsComeBack) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  constexpr std::uint64_t timeout_ns = 20'000'000;
-  const bam::emu::gpu::drives_config cfg = recovery_drives(0.002, 0.003, timeout_ns);
-  constexpr std::uint32_t threads = 8192, reads = 8;
-  uint4* buffers = nullptr;
-  fault_counts* fc = nullptr;
-  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
-  CUDA_OK(cudaMallocManaged(&fc, 2 * sizeof(fault_counts)));
-  fc[0] = fc[1] = fault_counts{};
-  bam::emu::gpu::emulated_drives drives(cfg);
-  fill_media_gen0(drives, cfg.drives[0].lbas);
-  CUDA_OK(bam::preload_kernel(read_kernel));
-  CUDA_OK(bam::preload_kernel(poll_queues));
-  drives.start();
-  cudaStream_t s;
-  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  recovery_rig r(0.002, 0.003);
+  r.start();
+  if (HasFatalFailure()) return;
+  constexpr std::uint32_t reads = 8;
   for (std::uint32_t k = 0; k < 2; ++k) {
-    read_kernel<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, fc + k, threads, reads,
-                                              timeout_ns, k);
-    CUDA_OK(cudaGetLastError());
-    CUDA_OK(cudaStreamSynchronize(s));
+    r.read(k, reads);
     // The watchdog aborts the last waits' commands within a period or two; 250 ms is also past
     // every delayed completion's due time, which must not be posted once its command was aborted.
     std::this_thread::sleep_for(std::chrono::milliseconds(250));
   }
-  poll_queues<<<1, 32, 0, s>>>(drives.ref());  // passes the second kernel's Abort completions
-  CUDA_OK(cudaStreamSynchronize(s));
+  poll_queues<<<1, 32, 0, r.s>>>(r.drives.ref());  // passes the second run's Abort completions
+  CUDA_OK(cudaStreamSynchronize(r.s));
   queue_leftovers left;
-  read_leftovers(drives.ref(), left);
-  drives.stop();
-  CUDA_OK(cudaStreamDestroy(s));
+  read_leftovers(r.drives.ref(), left);
+  r.drives.stop();
 
-  const bam::emu::gpu::drive_stats st = drives.stats()[0];
-  const bam::recovery_counts rc = drives.recovery();
-  const std::uint64_t total = 2ull * threads * reads;
+  const bam::emu::gpu::drive_stats st = r.drives.stats()[0];
+  const bam::recovery_counts rc = r.drives.recovery();
+  const fault_counts* fc = r.fc;
+  const std::uint64_t total = 2ull * recovery_rig::threads * reads;
   const std::uint64_t ok = fc[0].ok + fc[1].ok, timeouts = fc[0].timeouts + fc[1].timeouts;
   EXPECT_EQ(fc[0].other + fc[1].other + fc[0].media_errors + fc[1].media_errors, 0u);
   EXPECT_EQ(fc[0].bad_data + fc[1].bad_data, 0u);
@@ -483,8 +507,8 @@ TEST(GpuRecovery, LostAndLateCommandsAreAbortedAndTheirIdsComeBack) {
   EXPECT_EQ(rc.aborts_found, st.aborted);
   EXPECT_GE(rc.aborts_sent, rc.aborts_found);
   EXPECT_EQ(rc.abort_failures, 0u);
-  EXPECT_EQ(rc.recoveries, 0u) << drives.recovery_failure();
-  EXPECT_EQ(rc.recovery_failures, 0u) << drives.recovery_failure();
+  EXPECT_EQ(rc.recoveries, 0u) << r.drives.recovery_failure();
+  EXPECT_EQ(rc.recovery_failures, 0u) << r.drives.recovery_failure();
   EXPECT_EQ(st.completed, total);  // every command once: by the drive or by its Abort
   EXPECT_EQ(st.errors, st.aborted);
   // Nothing left behind: every ID back, every late completion passed for its waiter.
@@ -493,8 +517,6 @@ TEST(GpuRecovery, LostAndLateCommandsAreAbortedAndTheirIdsComeBack) {
   EXPECT_EQ(left.failed, 0u);
   EXPECT_EQ(left.late, timeouts);
   EXPECT_EQ(left.timeouts, timeouts);
-  CUDA_OK(cudaFree(buffers));
-  CUDA_OK(cudaFree(fc));
 }
 
 // So many lost commands that Aborts cannot keep up: the watchdog (or the queue itself, past half
@@ -502,49 +524,33 @@ TEST(GpuRecovery, LostAndLateCommandsAreAbortedAndTheirIdsComeBack) {
 // counted and, the queues being GPU threads', reported as left failed when the drives stop.
 TEST(GpuRecovery, QueuesWithTooManyLostCommandsAreFailedAndEveryWaitEnds) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  constexpr std::uint64_t timeout_ns = 20'000'000;
-  const bam::emu::gpu::drives_config cfg = recovery_drives(0.9, 0.0, timeout_ns);
-  constexpr std::uint32_t threads = 8192, reads = 4;
-  uint4* buffers = nullptr;
-  fault_counts* fc = nullptr;
-  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
-  CUDA_OK(cudaMallocManaged(&fc, sizeof(fault_counts)));
-  *fc = fault_counts{};
-  bam::emu::gpu::emulated_drives drives(cfg);
-  fill_media_gen0(drives, cfg.drives[0].lbas);
-  CUDA_OK(bam::preload_kernel(read_kernel));
-  drives.start();
-  cudaStream_t s;
-  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  recovery_rig r(0.9, 0.0);
+  r.start();
+  if (HasFatalFailure()) return;
+  constexpr std::uint32_t reads = 4;
   const auto t0 = std::chrono::steady_clock::now();
-  read_kernel<<<threads / 128, 128, 0, s>>>(drives.ref(), buffers, fc, threads, reads, timeout_ns,
-                                            0);
-  CUDA_OK(cudaGetLastError());
-  CUDA_OK(cudaStreamSynchronize(s));
+  r.read(0, reads);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   queue_leftovers left;
-  read_leftovers(drives.ref(), left);
-  drives.stop();
-  CUDA_OK(cudaStreamDestroy(s));
-  const bam::recovery_counts rc = drives.recovery();
-  EXPECT_EQ(fc->ok + fc->timeouts + fc->other, std::uint64_t{threads} * reads);
-  EXPECT_GT(fc->other, 0u);  // host_queue_failed
-  EXPECT_EQ(fc->bad_data, 0u);
+  read_leftovers(r.drives.ref(), left);
+  r.drives.stop();
+  const bam::recovery_counts rc = r.drives.recovery();
+  const fault_counts& fc = r.fc[0];
+  EXPECT_EQ(fc.ok + fc.timeouts + fc.other, std::uint64_t{recovery_rig::threads} * reads);
+  EXPECT_GT(fc.other, 0u);  // host_queue_failed
+  EXPECT_EQ(fc.bad_data, 0u);
   EXPECT_LT(seconds, 10.0);  // bounded: each thread's waits end by their timeouts or the failure
-  EXPECT_EQ(left.failed, cfg.queues_per_drive);
-  EXPECT_EQ(rc.recoveries, cfg.queues_per_drive);
+  EXPECT_EQ(left.failed, r.cfg.queues_per_drive);
+  EXPECT_EQ(rc.recoveries, r.cfg.queues_per_drive);
   EXPECT_EQ(rc.recovery_failures, rc.recoveries);
-  EXPECT_NE(drives.recovery_failure().find("left so until the drives stopped"), std::string::npos)
-      << drives.recovery_failure();
+  EXPECT_NE(r.drives.recovery_failure().find("left so until the drives stopped"), std::string::npos)
+      << r.drives.recovery_failure();
   // The drives start again with every queue new.
-  drives.start();
-  *fc = fault_counts{};
-  drives.stop();
-  read_leftovers(drives.ref(), left);
+  r.drives.start();
+  r.drives.stop();
+  read_leftovers(r.drives.ref(), left);
   EXPECT_EQ(left.failed, 0u);
-  CUDA_OK(cudaFree(buffers));
-  CUDA_OK(cudaFree(fc));
 }
 
 // ---- timing model ----------------------------------------------------------------------------
