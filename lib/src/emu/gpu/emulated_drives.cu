@@ -232,7 +232,7 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
         eq[g] = detail::engine_queue{
             p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
             p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d),
-            false,        nullptr,      nullptr};
+            false};
       }
     }
     if (cfg.ordering_queues) {
@@ -246,7 +246,7 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
         eq[n_app + d] = detail::engine_queue{
             p.sq,         p.cq,         p.sq_doorbell, p.cq_doorbell,
             p.sq_entries, p.cq_entries, p.qid,         static_cast<std::uint16_t>(d),
-            true,         nullptr,      nullptr};
+            true};
       }
       check(cudaMemcpy(m.ordering + L.pointers, op.data(), op.size() * sizeof op[0],
                        cudaMemcpyHostToDevice),
@@ -258,10 +258,6 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
       m.abort_queue_words = (cid_words + 2 + detail::abort_ring_entries + 31) / 32 * 32;
       const std::size_t bytes = std::size_t{n_app} * m.abort_queue_words * sizeof(std::uint32_t);
       check(cudaMalloc(&m.abort_words, bytes), "cudaMalloc held tables");
-      for (std::uint32_t g = 0; g < n_app; ++g) {
-        eq[g].held = m.abort_words + std::size_t{g} * m.abort_queue_words;
-        eq[g].aborts = eq[g].held + cid_words;
-      }
       check(cudaHostAlloc(reinterpret_cast<void**>(&m.admin_host),
                           std::size_t{n_drives} * admin_block_layout::bytes,
                           cudaHostAllocMapped | cudaHostAllocPortable),
@@ -452,7 +448,13 @@ void emulated_drives::start() {
                           m.recovery ? m.admin : nullptr,
                           n_drives,
                           m.cfg.queues_per_drive,
-                          cid_count_for(m.cfg.queue_entries)};
+                          detail::abort_tables{}};
+  if (m.recovery) {
+    p.aborts.words = m.abort_words;
+    p.aborts.queue_words = static_cast<std::uint32_t>(m.abort_queue_words);
+    p.aborts.app_queues = n_drives * m.cfg.queues_per_drive;
+    p.aborts.cid_count = cid_count_for(m.cfg.queue_entries);
+  }
   check(
       detail::launch_engine(p, m.cfg.engine_blocks, m.cfg.engine_warps_per_block, m.engine_stream),
       "launch engine");

@@ -270,11 +270,10 @@ __device__ __forceinline__ claim claim_entries(const engine_params& p, const war
 /// Recovery on: puts command `cid` of queue `q`, fetched as the queue's command number `fetched`,
 /// in the queue's held table; returns its token (0: recovery off, or an ID outside the pool,
 /// which no Abort can name). Out of line: the fault path stays out of the hot loop's registers.
-__device__ __noinline__ std::uint32_t hold(const engine_queue* queues, std::uint32_t q,
-                                           std::uint32_t cid, std::uint32_t cid_count,
+__device__ __noinline__ std::uint32_t hold(abort_tables t, std::uint32_t q, std::uint32_t cid,
                                            std::uint64_t fetched) {
-  std::uint32_t* const held = queues[q].held;
-  if (held == nullptr || cid >= cid_count) return 0;
+  std::uint32_t* const held = t.held(q);
+  if (held == nullptr || cid >= t.cid_count) return 0;
   const auto token = static_cast<std::uint32_t>(fetched % 0x7fffffffu) + 1;
   atomicExch(held + cid, token);
   return token;
@@ -332,8 +331,7 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
     // Recovery on: a command the drive keeps (dropped, or delayed) is held, so that an Abort
     // finds it.
     if (b.fate == emu::fault_action::drop || b.fate == emu::fault_action::delay) {
-      const std::uint32_t token =
-          hold(p.queues, o_q, b.c.cid, p.cid_count, o_fetched + (lane - first));
+      const std::uint32_t token = hold(p.aborts, o_q, b.c.cid, o_fetched + (lane - first));
       if (b.fate == emu::fault_action::delay) b.hold_token = token;
     }
     if (b.fate == emu::fault_action::error) {
@@ -540,10 +538,11 @@ __device__ __noinline__ std::uint32_t claim_held(int lane, std::uint32_t k, std:
                                                  bool ready, std::uint64_t* due,
                                                  const std::uint32_t* info,
                                                  const std::uint32_t* tokens,
-                                                 std::uint32_t* held_rows, std::uint32_t* held) {
+                                                 std::uint32_t* held_rows, abort_tables t,
+                                                 std::uint32_t q) {
   const bool mine = ready && ((hr >> lane) & 1u) != 0;
   const std::uint32_t inf = info[k * 32 + lane];
-  held = shfl_ptr(held, mine ? static_cast<int>(inf >> 27) : lane);
+  std::uint32_t* const held = t.held(shfl(q, mine ? static_cast<int>(inf >> 27) : lane));
   bool lost = false;
   if (mine) {
     const std::uint32_t token = tokens[k * 32 + lane];
@@ -560,7 +559,7 @@ __device__ __noinline__ std::uint32_t claim_held(int lane, std::uint32_t k, std:
 
 /// 4. Post: every parked completion that is due and whose CQ has room, row by row of the pending
 /// table: DW0-2, then DW3 with its phase. Returns whether any was posted.
-__device__ __forceinline__ bool post_due(warp_state& w) {
+__device__ __forceinline__ bool post_due(warp_state& w, const abort_tables& aborts) {
   const int lane = w.lane;
   std::uint32_t cq_free = cq_room(w);
   bool posted_any = false;
@@ -571,7 +570,7 @@ __device__ __forceinline__ bool post_due(warp_state& w) {
     bool ready = d != empty_slot && d <= now;
     if (const std::uint32_t hr = w.held_rows[k]; hr != 0) {
       const std::uint32_t r =
-          claim_held(lane, k, hr, ready, w.due, w.info, w.tokens, w.held_rows, w.Q.held);
+          claim_held(lane, k, hr, ready, w.due, w.info, w.tokens, w.held_rows, aborts, w.q);
       ready = (r & 1u) != 0;
       w.parked -= r >> 8;
     }
@@ -641,29 +640,37 @@ __device__ __forceinline__ bool stop_requested(const engine_params& p, int lane)
   return shfl(lane == 0 ? *p.stop : 0u, 0) != 0;
 }
 
-/// The next ID of an abort ring (see engine_queue::aborts), or no_abort.
-constexpr std::uint32_t no_abort = ~0u;
-__device__ __noinline__ std::uint32_t take_abort(std::uint32_t* aborts) {
+/// Whether an abort ring (see engine_queue::aborts) holds an ID; the next one (its owner lane
+/// only, after has_abort said so).
+__device__ __noinline__ bool has_abort(std::uint32_t* aborts) {
   cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(aborts[0]), head(aborts[1]);
+  return tail.load(cuda::memory_order_acquire) != head.load(cuda::memory_order_relaxed);
+}
+__device__ __noinline__ std::uint32_t take_abort(std::uint32_t* aborts) {
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> head(aborts[1]);
   const std::uint32_t h = head.load(cuda::memory_order_relaxed);
-  if (tail.load(cuda::memory_order_acquire) == h) return no_abort;
   const std::uint32_t cid = aborts[2 + h % abort_ring_entries];
   head.store(h + 1, cuda::memory_order_release);
   return cid;
 }
 
 /// Parks a Command Abort Requested completion, due at once, for each ID an Abort took back from
-/// this warp's queues (`aborts`: this lane's queue's ring; one per lane and round, while the
-/// pending table has room for a round). Returns the pending slots in use. Out of line, by value.
+/// this warp's queues (`aborts`: this lane's queue's ring): one per lane and round, as many
+/// lanes as the pending table has free slots (the rest wait for a later round, which a busy
+/// warp still gets: it needs only one free slot). Returns the pending slots in use. Out of line,
+/// by value.
 __device__ __noinline__ std::uint32_t serve_aborts(int lane, std::uint32_t* aborts,
                                                    std::uint64_t* due, std::uint32_t* info,
                                                    std::uint32_t parked) {
-  for (int round = 0; round < 8 && parked + 32 <= pending_per_warp; ++round) {
-    const std::uint32_t cid = aborts != nullptr ? take_abort(aborts) : no_abort;
-    const std::uint32_t mine = __ballot_sync(full, cid != no_abort);
-    if (mine == 0) break;
-    if (cid != no_abort) {
-      // A free slot: room for every lane is assured, and each lane claims its own.
+  for (int round = 0; round < 8 && parked < pending_per_warp; ++round) {
+    const bool want = aborts != nullptr && has_abort(aborts);
+    const std::uint32_t wanting = __ballot_sync(full, want);
+    if (wanting == 0) break;
+    const std::uint32_t room = pending_per_warp - parked;
+    const bool mine = want && static_cast<std::uint32_t>(__popc(wanting & lanemask_lt())) < room;
+    if (mine) {
+      const std::uint32_t cid = take_abort(aborts);
+      // A free slot: there is one for every lane taking part, and each lane claims its own.
       for (std::uint32_t s = static_cast<std::uint32_t>(lane);; s = (s + 1) % pending_per_warp) {
         if (atomicCAS(reinterpret_cast<unsigned long long*>(due + s), empty_slot, 0ull) ==
             empty_slot) {
@@ -673,7 +680,7 @@ __device__ __noinline__ std::uint32_t serve_aborts(int lane, std::uint32_t* abor
         }
       }
     }
-    parked += __popc(mine);
+    parked += __popc(__ballot_sync(full, mine));
     __syncwarp();
   }
   return parked;
@@ -682,26 +689,26 @@ __device__ __noinline__ std::uint32_t serve_aborts(int lane, std::uint32_t* abor
 /// Takes command `cid` of drive `d`'s queue `sqid` back from its held table for an Abort, and
 /// hands it to the queue's owner lane. False: not held (completed, never fetched, or not this
 /// drive's to abort), or the queue's abort ring is full.
-__device__ bool abort_command(const engine_queue* queues, std::uint32_t queues_per_drive,
-                              std::uint32_t cid_count, std::uint32_t d, std::uint32_t sqid,
-                              std::uint32_t cid) {
-  if (sqid == 0 || sqid > queues_per_drive || cid >= cid_count) return false;
-  const engine_queue& Q = queues[d * queues_per_drive + sqid - 1];
-  if (Q.held == nullptr) return false;
-  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(Q.aborts[0]), head(Q.aborts[1]);
+__device__ bool abort_command(abort_tables tables, std::uint32_t queues_per_drive, std::uint32_t d,
+                              std::uint32_t sqid, std::uint32_t cid) {
+  if (sqid == 0 || sqid > queues_per_drive || cid >= tables.cid_count) return false;
+  const std::uint32_t q = d * queues_per_drive + sqid - 1;
+  std::uint32_t* const held = tables.held(q);
+  std::uint32_t* const ring = tables.ring(q);
+  if (held == nullptr) return false;
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(ring[0]), head(ring[1]);
   const std::uint32_t t = tail.load(cuda::memory_order_relaxed);  // this lane's alone
   if (t - head.load(cuda::memory_order_acquire) >= abort_ring_entries) return false;
-  if (atomicExch(Q.held + cid, 0u) == 0) return false;
-  Q.aborts[2 + t % abort_ring_entries] = cid;
+  if (atomicExch(held + cid, 0u) == 0) return false;
+  ring[2 + t % abort_ring_entries] = cid;
   tail.store(t + 1, cuda::memory_order_release);
   return true;
 }
 
 /// Serves drive `d`'s admin queue: every entry its SQ tail doorbell shows, while its CQ has
 /// room. The rings live in host memory (system scope).
-__device__ __noinline__ void serve_admin_queue(engine_admin* admin, const engine_queue* queues,
-                                               std::uint32_t queues_per_drive,
-                                               std::uint32_t cid_count, std::uint32_t d) {
+__device__ __noinline__ void serve_admin_queue(engine_admin* admin, abort_tables tables,
+                                               std::uint32_t queues_per_drive, std::uint32_t d) {
   engine_admin& A = admin[d];
   using sys_ref = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>;
   const std::uint32_t tail =
@@ -709,8 +716,9 @@ __device__ __noinline__ void serve_admin_queue(engine_admin* admin, const engine
   if (tail >= A.entries) return;  // not a slot: ignored, as a controller would fail it
   std::uint32_t head = A.sq_head;
   std::uint64_t ct = A.cq_tail;
+  // Acquire: the host's reads of the CQ slots it gave back come before they are written again.
   const std::uint32_t cq_head =
-      sys_ref(*const_cast<std::uint32_t*>(A.cq_doorbell)).load(cuda::memory_order_relaxed);
+      sys_ref(*const_cast<std::uint32_t*>(A.cq_doorbell)).load(cuda::memory_order_acquire);
   while (head != tail) {
     const auto t_slot = static_cast<std::uint32_t>(ct % A.entries);
     const std::uint32_t used = t_slot >= cq_head ? t_slot - cq_head : t_slot + A.entries - cq_head;
@@ -719,8 +727,8 @@ __device__ __noinline__ void serve_admin_queue(engine_admin* admin, const engine
     nvme::status st = nvme::sc::success;
     std::uint32_t dw0 = 0;
     if (static_cast<nvme::admin_opcode>(c.opcode) == nvme::admin_opcode::abort) {
-      const bool found = abort_command(queues, queues_per_drive, cid_count, d,
-                                       nvme::decode::abort_sqid(c), nvme::decode::abort_cid(c));
+      const bool found = abort_command(tables, queues_per_drive, d, nvme::decode::abort_sqid(c),
+                                       nvme::decode::abort_cid(c));
       dw0 = found ? 0u : 1u;  // bit 0: not aborted
       if (found) ++A.aborted;
     } else {
@@ -751,11 +759,11 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
       if (stop_requested(p, w.lane)) break;
       if (admin_server) {
         for (std::uint32_t d = static_cast<std::uint32_t>(w.lane); d < p.n_drives; d += 32)
-          serve_admin_queue(p.admin, p.queues, p.queues_per_drive, p.cid_count, d);
+          serve_admin_queue(p.admin, p.aborts, p.queues_per_drive, d);
         __syncwarp();
       }
-      if (__ballot_sync(full, w.Q.aborts != nullptr) != 0)  // recovery on
-        w.parked = serve_aborts(w.lane, w.Q.aborts, w.due, w.info, w.parked);
+      if (p.aborts.words != nullptr)  // recovery on
+        w.parked = serve_aborts(w.lane, p.aborts.ring(w.q), w.due, w.info, w.parked);
     }
     bool idle = true;
     if (const claim k = claim_entries(p, w); k.total > 0) {
@@ -766,7 +774,7 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
       move_data(p, w, b);
       park_completions(w, b);
     }
-    if (w.parked > 0 && post_due(w)) idle = false;
+    if (w.parked > 0 && post_due(w, p.aborts)) idle = false;
     if (idle) __nanosleep(64);
   }
   if (w.have) p.stats[w.q] = w.st;

@@ -23,17 +23,6 @@ struct engine_queue {
   std::uint16_t qid;
   std::uint16_t drive;
   bool ordering;  ///< the drive's ordering queue (§4.4 reads): exempt from fault injection
-  /// Recovery on (drives_config::recovery), application queues only; else null.
-  /// [cid_count] non-zero: the drive holds the command with that ID without completing it (a
-  /// dropped command, or a delayed one whose completion is parked), so that an Abort finds it;
-  /// the value is the command's token (its fetch number + 1), which its parked completion also
-  /// keeps. Whoever takes the token completes the command: the Abort (Command Abort Requested),
-  /// or the post of its parked completion (a compare-and-swap with its own token, so a later
-  /// command that reused the ID is never taken for it).
-  std::uint32_t* held;
-  /// [2 + abort_ring_entries]: [0] tail (the admin server's), [1] head (the owner lane's), then
-  /// the IDs an Abort took back, for the queue's owning lane to complete.
-  std::uint32_t* aborts;
 };
 
 /// IDs an Abort took back and the owner lane has not completed yet, per queue; an Abort that
@@ -70,6 +59,37 @@ struct engine_queue_stats {
   unsigned long long completed, errors, dropped, delayed;
 };
 
+/// Recovery on: per application queue q (q < app_queues), queue_words words at
+/// words + q * queue_words: its held table [cid_count], then its abort ring
+/// [2 + abort_ring_entries]. Kept out of engine_queue, so that the hot loop's per-lane queue
+/// state does not carry it; passed by value to the (out-of-line) fault paths.
+///
+/// Held table: entry cid non-zero means the drive holds the command with that ID without
+/// completing it (a dropped command, or a delayed one whose completion is parked), so that an
+/// Abort finds it; the value is the command's token (its fetch number + 1), which its parked
+/// completion also keeps. Whoever takes the token completes the command: the Abort (Command
+/// Abort Requested), or the post of its parked completion (a compare-and-swap with its own
+/// token, so a later command that reused the ID is never taken for it).
+///
+/// Abort ring: [0] tail (the admin server's), [1] head (the owner lane's), then the IDs an Abort
+/// took back, for the queue's owning lane to complete.
+struct abort_tables {
+  std::uint32_t* words = nullptr;  ///< null: recovery off
+  std::uint32_t queue_words = 0;
+  std::uint32_t app_queues = 0;
+  std::uint32_t cid_count = 0;  ///< command IDs of an application queue
+
+  /// Queue q's held table, or null (recovery off, or an ordering queue).
+  __host__ __device__ std::uint32_t* held(std::uint32_t q) const {
+    return words == nullptr || q >= app_queues ? nullptr : words + std::size_t{q} * queue_words;
+  }
+  /// Queue q's abort ring, or null.
+  __host__ __device__ std::uint32_t* ring(std::uint32_t q) const {
+    std::uint32_t* const h = held(q);
+    return h == nullptr ? nullptr : h + cid_count;
+  }
+};
+
 struct engine_params {
   const engine_queue* queues;
   std::uint32_t n_queues;
@@ -83,7 +103,7 @@ struct engine_params {
   engine_admin* admin;
   std::uint32_t n_drives;
   std::uint32_t queues_per_drive;  ///< application queues per drive (SQID i + 1: queue i)
-  std::uint32_t cid_count;         ///< command IDs of an application queue (the held tables)
+  abort_tables aborts;             ///< recovery on: the held tables and abort rings; else empty
 };
 
 /// Pending completions per engine warp (shared memory).

@@ -116,7 +116,7 @@ void gpu_recovery::copy_from(void* dst, std::size_t dpitch, const std::byte* src
 
 void gpu_recovery::pass() {
   for (std::uint32_t d = 0; d < drives_.size(); ++d) {
-    copy_from(lines_, lines_bytes, drives_[d].block + layout_.states + lines_at,
+    copy_from(lines_, lines_bytes, drives_[d].block + layout_.states + state_.counters + lines_at,
               layout_.state_bytes, lines_bytes, layout_.queues);
     for (std::uint32_t q = 0; q < layout_.queues; ++q) {
       const std::byte* l = lines_ + std::size_t{q} * lines_bytes;
@@ -142,10 +142,8 @@ void gpu_recovery::look(std::uint32_t d, std::uint32_t q, std::uint32_t abandone
              " command IDs abandoned");
     return;
   }
-  copy_from(states_, sizeof(std::uint32_t),
-            drives_[d].block + layout_.states + std::size_t{q} * layout_.state_bytes +
-                state_.boxes + box_state_at,
-            sizeof(completion_box), sizeof(std::uint32_t), state_.cid_count);
+  copy_from(states_, sizeof(std::uint32_t), box_state(d, q, 0), sizeof(completion_box),
+            sizeof(std::uint32_t), state_.cid_count);
   auto is_abandoned = [this](std::uint32_t cid) {
     const std::uint32_t st = states_[cid];
     return (st & box_abandoned) != 0 && (st & box_ready) == 0;
@@ -161,8 +159,15 @@ void gpu_recovery::look(std::uint32_t d, std::uint32_t q, std::uint32_t abandone
     a.since_ns = now;
     abort(d, q, id, a);
   }
-  for (auto& [cid, a] : w.pending) {
+  // By ID, looked up again each time: fail() (directly or through abort()) clears the map.
+  std::vector<std::uint16_t> ids;
+  for (const auto& entry : w.pending)
+    ids.push_back(entry.first);
+  for (const std::uint16_t cid : ids) {
     if (w.open) break;
+    const auto at = w.pending.find(cid);
+    if (at == w.pending.end()) continue;
+    pending_abort& a = at->second;
     // An Abort that found nothing may have come before the engine fetched the command: once
     // more half a timeout later. Not found a timeout after the first: the drive does not give
     // the command back. A found one is done: its completion is posted, and the queue's next
@@ -180,6 +185,12 @@ void gpu_recovery::look(std::uint32_t d, std::uint32_t q, std::uint32_t abandone
 }
 
 void gpu_recovery::abort(std::uint32_t d, std::uint32_t q, std::uint16_t cid, pending_abort& a) {
+  // The pass's snapshot of the boxes may be milliseconds old (each Abort waits for its answer):
+  // the command may have completed and its ID gone to a new command, which an Abort would hit.
+  // Its box once more, just before: the window left is this Abort's own round trip.
+  std::uint32_t state = 0;
+  copy_from(&state, sizeof state, box_state(d, q, cid), sizeof state, sizeof state, 1);
+  if ((state & box_abandoned) == 0 || (state & box_ready) != 0) return;
   counts_.aborts_sent.fetch_add(1);
   const nvme::completion c = drives_[d].admin->ref<memory_doorbell>().submit_and_wait(
       nvme::abort(static_cast<std::uint16_t>(q + 1), cid), opts_.timeout_ns);
@@ -195,6 +206,12 @@ void gpu_recovery::abort(std::uint32_t d, std::uint32_t q, std::uint16_t cid, pe
     a.found = true;
     counts_.aborts_found.fetch_add(1);
   }
+}
+
+const std::byte* gpu_recovery::box_state(std::uint32_t d, std::uint32_t q,
+                                         std::uint32_t cid) const {
+  return drives_[d].block + layout_.states + std::size_t{q} * layout_.state_bytes + state_.boxes +
+         std::size_t{cid} * sizeof(completion_box) + box_state_at;
 }
 
 void gpu_recovery::fail(std::uint32_t d, std::uint32_t q, const std::string& why) {

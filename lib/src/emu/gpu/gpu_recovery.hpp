@@ -69,6 +69,8 @@ class gpu_recovery {
   void look(std::uint32_t d, std::uint32_t q, std::uint32_t abandoned, bool failed);
   void abort(std::uint32_t d, std::uint32_t q, std::uint16_t cid, pending_abort& a);
   void fail(std::uint32_t d, std::uint32_t q, const std::string& why);
+  /// Where the state word of command `cid`'s completion box of drive d's queue q lies (device).
+  const std::byte* box_state(std::uint32_t d, std::uint32_t q, std::uint32_t cid) const;
   void copy_from(void* dst, std::size_t dpitch, const std::byte* src, std::size_t spitch,
                  std::size_t width, std::size_t rows);
   void note(const std::string& msg);

@@ -109,8 +109,9 @@ struct drive_stats {
   /// §4.4 ordering reads served on the drive's ordering queue (hardware_ref()); not in the
   /// counts above, which are the application's queues'. The ordering queue has no faults.
   std::uint64_t ordering_reads = 0;
-  /// Commands an Abort took back (recovery): completed with Command Abort Requested, counted in
-  /// `completed` and `errors` too; a dropped command that was aborted is in `dropped` as well.
+  /// Commands an Abort took back (recovery), each completed with Command Abort Requested and
+  /// counted in `completed` and `errors` too (a dropped one is in `dropped` as well), except those
+  /// the watchdog's last pass at stop() aborted: the engine may stop before posting them.
   std::uint64_t aborted = 0;
 };
 
