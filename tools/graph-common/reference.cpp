@@ -94,7 +94,11 @@ std::vector<std::int32_t> reference_levels(const graph::csr_graph& g, std::uint6
   std::vector<std::vector<std::uint32_t>> next(n);
   for (std::int32_t depth = 1; !frontier.empty(); ++depth) {
     work_queue q{{}, frontier.size(), 64};
-    on_threads(n, [&](unsigned t) {
+    // With threads 0 (automatic), a small frontier is done on the calling thread alone: graphs
+    // of thousands of levels (road networks, chains) would otherwise start and join the threads
+    // once per level. A count given (the tests) is always used.
+    const unsigned workers = threads == 0 && frontier.size() < 4096 ? 1 : n;
+    on_threads(workers, [&](unsigned t) {
       std::vector<std::uint32_t>& mine = next[t];
       mine.clear();
       q.drain([&](std::uint64_t k) {
@@ -110,8 +114,8 @@ std::vector<std::int32_t> reference_levels(const graph::csr_graph& g, std::uint6
       });
     });
     frontier.clear();
-    for (const auto& part : next)
-      frontier.insert(frontier.end(), part.begin(), part.end());
+    for (unsigned t = 0; t < workers; ++t)  // the others' parts are last level's
+      frontier.insert(frontier.end(), next[t].begin(), next[t].end());
   }
   return level;
 }
