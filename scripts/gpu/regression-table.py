@@ -14,7 +14,7 @@ import reports  # noqa: E402
 
 UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),
          "cb_hot_reuse": ("GB/s", None), "cb_miss_optane": ("M miss IOPS", 1e6),
-         "nbb_optane4_512": ("M IOPS", 1e6)}
+         "nbb_optane4_512": ("M IOPS", 1e6), "nbb_null_512": ("M IOPS", 1e6)}
 
 
 def rate(point, doc):
@@ -52,6 +52,8 @@ def main():
             row[build] = {"median": statistics.median(medians), "min": min(every),
                           "max": max(every), "rounds": len(medians), "runs": len(every),
                           "commit": commit, "ceilings": ceil}
+        if "old" not in row and "new" not in row:
+            continue  # a point this run did not measure
         if "old" in row and "new" in row:
             row["new_over_old"] = row["new"]["median"] / row["old"]["median"]
         rows.append(row)
