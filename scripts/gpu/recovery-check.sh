@@ -15,7 +15,10 @@ if [ "${1:-}" = --stage ]; then
     strip -o "$dir/$t" "$(find "$build/tests" -name "$t" -type f -perm -u+x | head -n 1)"
   done
   strip -o "$dir/new/nvm-block-bench" "$build/tools/nvm-block-bench/nvm-block-bench"
-  f=$(find "$old" -name nvm-block-bench -type f -perm -u+x | head -n 1)
+  # A build tree's own binary, not the host-only copy in its QEMU initramfs.
+  f=$old/tools/nvm-block-bench/nvm-block-bench
+  [ -x "$f" ] || f=$old/nvm-block-bench
+  [ -x "$f" ] || { echo "no nvm-block-bench in $old" >&2; exit 1; }
   strip -o "$dir/old/nvm-block-bench" "$f"
   cp "$(dirname "$0")/regression-points.sh" "$dir/"
   exit 0
