@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
@@ -20,7 +21,7 @@
 namespace bam::tools {
 namespace {
 
-/// Memory the ceilings are measured over at most (the media may be larger).
+/// Pinned memory allocated for the ceilings at most, when the media are not in host memory.
 constexpr std::uint64_t ceilings_max_bytes = 4ull << 30;
 
 /// What the run's protocol is, and what real hardware would do differently (the report's line).
@@ -191,8 +192,15 @@ void gpu_backend_base::fill_pattern_once(const run_config& c) {
 }
 
 nlohmann::json gpu_backend_base::measure_ceilings(const run_config& c) {
+  // Over the run's own footprint: the dataset of every SSD's pinned media, read at random as
+  // the run reads them. Media not in host memory: pinned memory of its own, at most 4 GiB.
+  std::vector<pinned_span> spans;
+  for (std::uint32_t s = 0; s < c.storage.ssd_count && pinned_media(s) != nullptr; ++s)
+    spans.push_back({pinned_media(s), c.dataset()});
+  if (spans.size() == c.storage.ssd_count)
+    return to_json(measure_gpu_ceilings(spans, c.workload.io_size, 5));
   const std::uint64_t bytes = std::min(c.dataset(), ceilings_max_bytes);
-  return to_json(measure_gpu_ceilings(pinned_media(0), bytes, c.workload.io_size, 5));
+  return to_json(measure_gpu_ceilings(nullptr, bytes, c.workload.io_size, 5));
 }
 
 // ---- emulated ---------------------------------------------------------------------------------

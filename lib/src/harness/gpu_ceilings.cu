@@ -13,10 +13,16 @@
 namespace bam {
 namespace {
 
-/// Each warp copies `per_warp` random blocks of `media` into its own scratch block. The warp's
-/// blocks are one flat array of 16-byte words (block j, word w); each lane keeps 8 loads in
-/// flight, consecutive lanes on consecutive words (coalesced within a block).
-__global__ void direct_read(const uint4* media, std::uint64_t blocks, std::uint32_t words,
+/// A span as the kernel sees it: its device pointer and how many blocks it holds.
+struct span_blocks {
+  const uint4* media;
+  std::uint64_t blocks;
+};
+
+/// Each warp copies `per_warp` random blocks of random spans into its own scratch block. The
+/// warp's blocks are one flat array of 16-byte words (block j, word w); each lane keeps 8 loads
+/// in flight, consecutive lanes on consecutive words (coalesced within a block).
+__global__ void direct_read(const span_blocks* spans, std::uint32_t n_spans, std::uint32_t words,
                             uint4* scratch, std::uint32_t per_warp, std::uint64_t seed) {
   const std::uint32_t lane = threadIdx.x % 32;
   const std::uint64_t warp = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
@@ -24,8 +30,9 @@ __global__ void direct_read(const uint4* media, std::uint64_t blocks, std::uint3
   split_mix64 rng{seed ^ (warp * golden_gamma) ^ (std::uint64_t{lane + 1} << 56)};
   constexpr std::uint32_t group = 32;  // blocks whose words are shared out together
   for (std::uint32_t i = 0; i < per_warp; i += group) {
-    // Lane j draws block j of this group; its index travels by shuffle.
-    const std::uint64_t mine = rng.next() % blocks;
+    // Lane j draws block j of this group; its address travels by shuffle.
+    const span_blocks sp = spans[n_spans == 1 ? 0 : rng.next() % n_spans];
+    const uint4* mine = sp.media + (rng.next() % sp.blocks) * words;
     const std::uint32_t n = min(group, per_warp - i);
     const std::uint64_t flat = std::uint64_t{n} * words;
     for (std::uint64_t f0 = 0; f0 < flat; f0 += 32 * 8) {
@@ -35,9 +42,10 @@ __global__ void direct_read(const uint4* media, std::uint64_t blocks, std::uint3
       for (int k = 0; k < 8; ++k) {
         const std::uint64_t f = f0 + lane + 32u * k;
         const auto j = static_cast<std::uint32_t>(f / words);
-        const std::uint64_t b = __shfl_sync(0xffffffffu, mine, j % 32);
+        const auto* b = reinterpret_cast<const uint4*>(
+            __shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(mine), j % 32));
         at[k] = static_cast<std::uint32_t>(f % words);
-        if (f < flat) v[k] = __ldcg(media + b * words + at[k]);
+        if (f < flat) v[k] = __ldcg(b + at[k]);
       }
 #pragma unroll
       for (int k = 0; k < 8; ++k)
@@ -55,24 +63,57 @@ double median(std::vector<double> v) {
 
 machine_ceilings measure_gpu_ceilings(const void* pinned, std::uint64_t bytes, std::uint64_t block,
                                       int repeats) {
+  if (pinned != nullptr) {
+    const pinned_span one{pinned, bytes};
+    return measure_gpu_ceilings(std::span<const pinned_span>(&one, 1), block, repeats);
+  }
   if (block == 0 || block % 16 != 0 || block > bytes) {
     throw std::runtime_error("measure_gpu_ceilings: block must be a multiple of 16 <= bytes");
   }
-  machine_ceilings c;
-  c.memory = pinned != nullptr ? "the caller's pinned host memory (the run's media)"
-                               : "pinned host memory allocated for the measurement";
   void* own = nullptr;
-  if (pinned == nullptr) {
-    cuda_check(cudaHostAlloc(&own, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
-               "cudaHostAlloc");
-    std::fill_n(static_cast<unsigned char*>(own), bytes, static_cast<unsigned char>(0x3c));
-    pinned = own;
+  cuda_check(cudaHostAlloc(&own, bytes, cudaHostAllocMapped | cudaHostAllocPortable),
+             "cudaHostAlloc");
+  std::fill_n(static_cast<unsigned char*>(own), bytes, static_cast<unsigned char>(0x3c));
+  machine_ceilings c;
+  try {
+    const pinned_span one{own, bytes};
+    c = measure_gpu_ceilings(std::span<const pinned_span>(&one, 1), block, repeats);
+  } catch (...) {
+    cudaFreeHost(own);
+    throw;
   }
-  void* dev_media = nullptr;
-  cuda_check(cudaHostGetDevicePointer(&dev_media, const_cast<void*>(pinned), 0),
-             "cudaHostGetDevicePointer");
+  cudaFreeHost(own);
+  c.memory = "pinned host memory allocated for the measurement";
+  return c;
+}
+
+machine_ceilings measure_gpu_ceilings(std::span<const pinned_span> spans, std::uint64_t block,
+                                      int repeats) {
+  if (spans.empty()) throw std::runtime_error("measure_gpu_ceilings: no memory to measure");
+  std::uint64_t total = 0, largest = 0;
+  std::vector<span_blocks> table;
+  for (const pinned_span& sp : spans) {
+    if (sp.base == nullptr || block == 0 || block % 16 != 0 || block > sp.bytes) {
+      throw std::runtime_error(
+          "measure_gpu_ceilings: block must be a multiple of 16 <= every span's bytes");
+    }
+    void* dev_media = nullptr;
+    cuda_check(cudaHostGetDevicePointer(&dev_media, const_cast<void*>(sp.base), 0),
+               "cudaHostGetDevicePointer");
+    table.push_back({static_cast<const uint4*>(dev_media), sp.bytes / block});
+    total += sp.bytes;
+    largest = std::max(largest, sp.bytes);
+  }
+  machine_ceilings c;
+  c.memory = spans.size() == 1 ? "the caller's pinned host memory (the run's media)"
+                               : "the caller's pinned host memory (every SSD's media of the run)";
+  span_blocks* dev_table = nullptr;
+  cuda_check(cudaMalloc(&dev_table, table.size() * sizeof(span_blocks)), "cudaMalloc spans");
+  cuda_check(cudaMemcpy(dev_table, table.data(), table.size() * sizeof(span_blocks),
+                        cudaMemcpyHostToDevice),
+             "copy spans");
   void* dev = nullptr;
-  cuda_check(cudaMalloc(&dev, bytes), "cudaMalloc copy target");
+  cuda_check(cudaMalloc(&dev, largest), "cudaMalloc copy target");
   cudaStream_t s;
   cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
   cudaEvent_t a, b;
@@ -92,14 +133,15 @@ machine_ceilings measure_gpu_ceilings(const void* pinned, std::uint64_t bytes, s
   for (int r = 0; r < repeats + 1; ++r) {  // the first of each is a warm-up
     float ms = 0;
     cuda_check(cudaEventRecord(a, s), "record");
-    cuda_check(cudaMemcpyAsync(dev, pinned, bytes, cudaMemcpyHostToDevice, s), "memcpy");
+    for (const pinned_span& sp : spans)
+      cuda_check(cudaMemcpyAsync(dev, sp.base, sp.bytes, cudaMemcpyHostToDevice, s), "memcpy");
     cuda_check(cudaEventRecord(b, s), "record");
     cuda_check(cudaEventSynchronize(b), "sync");
     cuda_check(cudaEventElapsedTime(&ms, a, b), "elapsed");
-    if (r > 0) copy.push_back(static_cast<double>(bytes) / (ms * 1e-3) / 1e9);
+    if (r > 0) copy.push_back(static_cast<double>(total) / (ms * 1e-3) / 1e9);
 
     cuda_check(cudaEventRecord(a, s), "record");
-    direct_read<<<grid, threads, 0, s>>>(static_cast<const uint4*>(dev_media), bytes / block,
+    direct_read<<<grid, threads, 0, s>>>(dev_table, static_cast<std::uint32_t>(table.size()),
                                          static_cast<std::uint32_t>(block / 16), scratch, per_warp,
                                          1234 + static_cast<std::uint64_t>(r));
     cuda_check(cudaGetLastError(), "direct_read");
@@ -108,19 +150,20 @@ machine_ceilings measure_gpu_ceilings(const void* pinned, std::uint64_t bytes, s
     cuda_check(cudaEventElapsedTime(&ms, a, b), "elapsed");
     if (r > 0) direct.push_back(static_cast<double>(warps * per_warp) / (ms * 1e-3));
   }
-  c.over_bytes = bytes;
+  c.over_bytes = total;
   c.io_size = block;
   c.median_of = repeats;
   c.h2d_memcpy_gbps = median(copy);
   c.direct_reads_per_s = median(direct);
   c.direct_read_gbps = c.direct_reads_per_s * static_cast<double>(block) / 1e9;
   c.method =
-      "GPU: a plain kernel, warps copy random io_size blocks of the pinned memory to GPU memory, "
-      "8 x 16 B loads in flight per lane; h2d: one cudaMemcpyAsync of over_bytes; each the "
-      "median of median_of runs after a warm-up";
+      "GPU: a plain kernel, warps copy random io_size blocks of random spans of the pinned memory "
+      "(one span per SSD) to GPU memory, 8 x 16 B loads in flight per lane; h2d: "
+      "cudaMemcpyAsync of every span (over_bytes in all); each the median of median_of runs "
+      "after a warm-up";
   cudaFree(scratch);
   cudaFree(dev);
-  if (own != nullptr) cudaFreeHost(own);
+  cudaFree(dev_table);
   cudaEventDestroy(a);
   cudaEventDestroy(b);
   cudaStreamDestroy(s);

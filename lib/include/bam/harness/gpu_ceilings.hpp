@@ -4,10 +4,27 @@
 // builds only (lib/src/harness/gpu_ceilings.cu).
 #pragma once
 #include <cstdint>
+#include <span>
 
 #include "bam/harness/ceilings.hpp"
 
 namespace bam {
+
+/// One piece of pinned, mapped host memory the ceilings are measured over.
+struct pinned_span {
+  const void* base = nullptr;
+  std::uint64_t bytes = 0;
+};
+
+/// Both ceilings over the same footprint as a run whose media are `spans` (one per SSD): each
+/// direct read picks a span at random, then a random `block`-byte block of it, so the reads are
+/// spread over every span as a run's I/Os are over its SSDs (the direct-read rate falls as the
+/// footprint grows: host IOMMU/TLB reach); the copy copies every span once per run. Each figure
+/// the median of `repeats` runs after a warm-up; over_bytes is the spans' total. Every span
+/// must hold at least one block. Allocates device memory (the largest span): never call while
+/// an emulated_drives engine runs. Throws std::runtime_error on CUDA errors.
+machine_ceilings measure_gpu_ceilings(std::span<const pinned_span> spans, std::uint64_t block,
+                                      int repeats);
 
 /// Measures both ceilings over `bytes` of pinned, mapped host memory at `pinned` (allocated and
 /// freed here when nullptr), reading random `block`-byte blocks (a multiple of 16): each figure
