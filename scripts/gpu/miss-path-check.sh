@@ -8,9 +8,11 @@
 #   cb_miss_optane    cold 512 B lines over 4 optane-p5800x, reuse c = 64, random
 #   cb_hot_reuse      hot array_ref reuse, 8 KiB lines, warp layout, c = 64
 #   cb_hot_coalesced  hot warp-coalesced bam::array, 8 KiB lines, warp layout, c = 32
-# OLD and NEW: folders of stripped binaries, each with cache-bench (the new one also
-# cache_gpu_test): `scripts/gpu/run-gpu-tests.sh --stage DIR` stages both. Logs and reports under
-# $OUT; the table in $OUT/table.md and $OUT/table.json. About 6 minutes on an H100 (ROUNDS=1,
+#   nbb_ideal_512     nvm-block-bench 512 B random reads, 1 ideal SSD x 128 QP: the queue's own
+#                     rate, since its submission, wait and completion pass are calls now
+# OLD and NEW: folders of stripped binaries, each with cache-bench and nvm-block-bench (the new
+# one also cache_gpu_test): `scripts/gpu/run-gpu-tests.sh --stage DIR` stages both. Logs and reports under
+# $OUT; the table in $OUT/table.md and $OUT/table.json. About 8 minutes on an H100 (ROUNDS=1,
 # no sanitizers; each sanitizer adds up to 4 minutes).
 # Usage: OLD=dir NEW=dir OUT=out [ROUNDS=1] [SANITIZE=0] scripts/gpu/miss-path-check.sh
 set -u
@@ -30,7 +32,7 @@ else
   [ $rc -eq 0 ] || status=1
 fi
 OLD=$OLD NEW=$NEW OUT=$OUT ROUNDS=$ROUNDS \
-  POINTS="cb_cold_ideal_4k cb_miss_optane cb_hot_reuse cb_hot_coalesced" \
+  POINTS="cb_cold_ideal_4k cb_miss_optane cb_hot_reuse cb_hot_coalesced nbb_ideal_512" \
   "$here/regression-points.sh" || status=1
 /usr/bin/env python3 "$here/regression-table.py" "$OUT" --json "$OUT/table.json" \
   | tee "$OUT/table.md"
