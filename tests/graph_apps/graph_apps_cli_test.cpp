@@ -6,9 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
+#include "bam/storage/checksum.hpp"
 #include "config/tool_runner.hpp"
 
 namespace bam::test {
@@ -108,6 +113,9 @@ TEST(GraphAppsCli, DirectedUrandAsAnEdgeListAndASweepOverTheCacheModes) {
   const nlohmann::json j = nlohmann::json::parse(read_file(report));
   ASSERT_EQ(j["jobs"].size(), 2u);
   const nlohmann::json pre = j["jobs"][1]["bamkit"]["stats"]["graph"];
+  // Both modes found the same levels (and say so by checksum).
+  EXPECT_EQ(pre["levels_xxh64"], j["jobs"][0]["bamkit"]["stats"]["graph"]["levels_xxh64"]);
+  EXPECT_EQ(pre["levels_xxh64"].get<std::string>().size(), 16u);
   EXPECT_EQ(pre["access"], "bam-preloaded");
   EXPECT_EQ(pre["cache"]["misses"], 0);
   EXPECT_EQ(pre["symmetric"], false);
@@ -127,17 +135,26 @@ TEST(GraphAppsCli, DumpsOfAOneBasedMatrixMarketFileUseItsIds) {
   tool_output r =
       run_tool(bfs,
                small_storage() + std::vector<std::string>{"--graph", mtx, "--source", "2",
-                                                          "--verify", "--dump-levels", levels},
+                                                          "--verify", "--dump-levels", levels,
+                                                          "--report", dir / "bfs.json"},
                dir);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_EQ(read_file(levels), "1 1\n2 0\n3 1\n4 -1\n5 -1\n6 -1\n");
+  // The report's checksum of the answer: XXH64 of the levels (0-based vertices, int32 each).
+  const std::vector<std::int32_t> want_levels = {1, 0, 1, -1, -1, -1};
+  EXPECT_EQ(graph_stats(dir / "bfs.json")["levels_xxh64"],
+            fmt::format("{:016x}", checksum64(want_levels.data(), 6 * sizeof(std::int32_t))));
   const std::string labels = dir / "labels.txt";
-  r = run_tool(cc,
-               small_storage() + std::vector<std::string>{"--graph", mtx, "--verify",
-                                                          "--dump-components", labels},
-               dir);
+  r = run_tool(
+      cc,
+      small_storage() + std::vector<std::string>{"--graph", mtx, "--verify", "--dump-components",
+                                                 labels, "--report", dir / "cc.json"},
+      dir);
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_EQ(read_file(labels), "1 1\n2 1\n3 1\n4 4\n5 5\n6 5\n");
+  const std::vector<std::uint32_t> want_labels = {0, 0, 0, 3, 4, 4};  // 0-based smallest ids
+  EXPECT_EQ(graph_stats(dir / "cc.json")["labels_xxh64"],
+            fmt::format("{:016x}", checksum64(want_labels.data(), 6 * sizeof(std::uint32_t))));
   // Source 0 is not a vertex of a 1-based file.
   r = run_tool(bfs, small_storage() + std::vector<std::string>{"--graph", mtx, "--source", "0"},
                dir);

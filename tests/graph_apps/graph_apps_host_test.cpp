@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "bam/config/config_io.hpp"
+#include "bam/graph/generate.hpp"
 #include "graph_apps/graph_builders.hpp"
 #include "graph_run.hpp"
 #include "host_runner.hpp"
@@ -63,6 +64,40 @@ TEST(GraphAppsHost, CcLabelsOfASmallGraphAreTheSmallestIdsOfTheirComponents) {
   EXPECT_EQ(o.labels, (std::vector<std::uint32_t>{0, 0, 0, 0, 4, 5, 5, 0}));
   EXPECT_EQ(apps::reference_components(g), o.labels);
   EXPECT_EQ(o.verify.count, 0u) << o.verify.first;
+}
+
+// The parallel references (what --verify uses) equal the plain sequential ones on graphs with
+// many levels and components: kron and urand, symmetric and directed (kept as drawn), several
+// thread counts and sources. Also under ThreadSanitizer (label unit).
+TEST(GraphAppsReference, ParallelReferencesEqualTheSequentialOnes) {
+  for (const auto kind : {graph::generator_kind::kron, graph::generator_kind::urand}) {
+    for (const bool symmetric : {true, false}) {
+      graph::generator_options o;
+      o.kind = kind;
+      o.scale = 12;
+      // Sparse: many components and long paths (urand at 2 edges per vertex: a giant one and
+      // many small ones).
+      o.edge_factor = kind == graph::generator_kind::urand ? 1 : 4;
+      o.seed = 5;
+      o.edges.symmetrize = symmetric;
+      const graph::csr_graph g = graph::generate(o);
+      const std::vector<std::uint32_t> labels = apps::sequential_components(g);
+      for (const unsigned threads : {1u, 2u, 5u}) {
+        EXPECT_EQ(apps::reference_components(g, threads), labels)
+            << to_string(kind) << (symmetric ? " symmetric" : " directed") << ", " << threads
+            << " threads";
+        for (const std::uint64_t source : {std::uint64_t{0}, g.vertex_count / 3}) {
+          EXPECT_EQ(apps::reference_levels(g, source, threads), apps::sequential_levels(g, source))
+              << to_string(kind) << (symmetric ? " symmetric" : " directed") << ", " << threads
+              << " threads, source " << source;
+        }
+      }
+      std::uint64_t components = 0;
+      for (std::uint64_t v = 0; v < labels.size(); ++v)
+        components += labels[v] == v ? 1 : 0;
+      EXPECT_GT(components, 1u);  // the test covers more than one component
+    }
+  }
 }
 
 TEST(GraphAppsHost, SingleVertexAndEdgelessGraphs) {

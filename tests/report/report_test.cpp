@@ -221,6 +221,37 @@ TEST(FioReport, FailedIosShowInEveryReport) {
   EXPECT_EQ(fio_jsonplus(in)["jobs"][0]["error"], 1);
 }
 
+// The summary's first line names the workload fields of the tool's own runs (nvm-block-bench's
+// by default, a tool's own through report_inputs::workload), and a direction whose I/Os were not
+// timed one by one (bfs, cc, taxi-query) shows no latency figures.
+TEST(FioReport, SummaryShowsTheToolsOwnWorkloadAndOnlyMeasuredLatencies) {
+  fixture f;
+  std::ostringstream nbb;
+  print_summary(nbb, f.inputs());
+  const std::string first = nbb.str().substr(0, nbb.str().find('\n'));
+  EXPECT_NE(first.find("outstanding=4 random mixed io_size=4096"), std::string::npos) << first;
+  EXPECT_NE(nbb.str().find("latency us: mean 500.50"), std::string::npos) << nbb.str();
+
+  report_inputs in = f.inputs();
+  in.workload = "access=bam";
+  run_result untimed = f.result;
+  untimed.read.lat = latency_histogram{};
+  untimed.write = direction_result{};
+  in.result = &untimed;
+  std::ostringstream app;
+  print_summary(app, in);
+  const std::string line = app.str().substr(0, app.str().find('\n'));
+  EXPECT_EQ(line.substr(line.find("threads=")), "threads=2 access=bam") << line;
+  EXPECT_EQ(app.str().find("outstanding"), std::string::npos) << app.str();
+  EXPECT_EQ(app.str().find("latency"), std::string::npos) << app.str();
+  EXPECT_NE(app.str().find("read : 1000 IOs in 2.000 s, 500 IOPS, 2.0 MB/s\n"), std::string::npos)
+      << app.str();
+  in.workload = "";
+  std::ostringstream bare;
+  print_summary(bare, in);
+  EXPECT_NE(bare.str().find("threads=2\n"), std::string::npos) << bare.str();
+}
+
 // The host queues' recovery in episodes: how many queues failed, how each episode ended, and how
 // long a recreation took; in the JSON and the summary line. Nothing when there was none.
 TEST(FioReport, RecoveryIsReportedInEpisodes) {

@@ -103,5 +103,10 @@ int main(int argc, char** argv) {
 #endif
   spec.decorate = decorate;
   spec.print_extra = print_extra;
+  spec.summary_workload = [](const bam::run_config& c) {
+    return fmt::format("{} {} {} line_size={}", to_string(c.cache_bench.mode),
+                       to_string(c.cache_bench.temperature), to_string(c.workload.pattern),
+                       c.cache.line_size);
+  };
   return bam::run_bench_tool(spec, argc, argv);
 }

@@ -159,6 +159,9 @@ tool_spec graph_tool_spec(graph_algorithm a) {
 #endif
   spec.decorate = decorate;
   spec.print_extra = print_extra;
+  spec.summary_workload = [](const run_config& c) {
+    return fmt::format("access={}", to_string(c.graph.access));
+  };
   return spec;
 }
 

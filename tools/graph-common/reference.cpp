@@ -3,11 +3,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <numeric>
+#include <thread>
 
 namespace bam::apps {
 
-std::vector<std::int32_t> reference_levels(const graph::csr_graph& g, std::uint64_t source) {
+std::vector<std::int32_t> sequential_levels(const graph::csr_graph& g, std::uint64_t source) {
   std::vector<std::int32_t> level(g.vertex_count, -1);
   std::vector<std::uint64_t> queue{source};
   level[source] = 0;
@@ -34,7 +37,7 @@ std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t v) {
 }
 }  // namespace
 
-std::vector<std::uint32_t> reference_components(const graph::csr_graph& g) {
+std::vector<std::uint32_t> sequential_components(const graph::csr_graph& g) {
   std::vector<std::uint32_t> parent(g.vertex_count);
   std::iota(parent.begin(), parent.end(), 0u);
   for (std::uint64_t u = 0; u < g.vertex_count; ++u) {
@@ -46,6 +49,120 @@ std::vector<std::uint32_t> reference_components(const graph::csr_graph& g) {
   }
   for (std::uint64_t v = 0; v < g.vertex_count; ++v)
     parent[v] = find_root(parent, static_cast<std::uint32_t>(v));
+  return parent;
+}
+
+namespace {
+
+unsigned thread_count(unsigned threads) {
+  if (threads != 0) return threads;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Runs body(t) for t in [0, n) on n threads (the calling one included).
+template <class F>
+void on_threads(unsigned n, F&& body) {
+  std::vector<std::jthread> pool;
+  for (unsigned t = 1; t < n; ++t)
+    pool.emplace_back([&body, t] { body(t); });
+  body(0);
+}
+
+/// Items [0, n) in chunks of `chunk`, taken by the threads from a shared counter.
+struct work_queue {
+  std::atomic<std::uint64_t> next{0};
+  std::uint64_t n, chunk;
+  template <class F>
+  void drain(F&& item) {
+    for (;;) {
+      const std::uint64_t b = next.fetch_add(chunk, std::memory_order_relaxed);
+      if (b >= n) return;
+      for (std::uint64_t i = b; i < std::min(n, b + chunk); ++i)
+        item(i);
+    }
+  }
+};
+
+}  // namespace
+
+std::vector<std::int32_t> reference_levels(const graph::csr_graph& g, std::uint64_t source,
+                                           unsigned threads) {
+  const unsigned n = thread_count(threads);
+  std::vector<std::int32_t> level(g.vertex_count, -1);
+  level[source] = 0;
+  std::vector<std::uint32_t> frontier{static_cast<std::uint32_t>(source)};
+  std::vector<std::vector<std::uint32_t>> next(n);
+  for (std::int32_t depth = 1; !frontier.empty(); ++depth) {
+    work_queue q{{}, frontier.size(), 64};
+    on_threads(n, [&](unsigned t) {
+      std::vector<std::uint32_t>& mine = next[t];
+      mine.clear();
+      q.drain([&](std::uint64_t k) {
+        const std::uint32_t v = frontier[k];
+        for (std::uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i) {
+          const auto u = static_cast<std::uint32_t>(g.neighbour(i));
+          std::atomic_ref<std::int32_t> l(level[u]);
+          std::int32_t unseen = -1;
+          if (l.load(std::memory_order_relaxed) == -1 &&
+              l.compare_exchange_strong(unseen, depth, std::memory_order_relaxed))
+            mine.push_back(u);  // exactly one thread claims each vertex
+        }
+      });
+    });
+    frontier.clear();
+    for (const auto& part : next)
+      frontier.insert(frontier.end(), part.begin(), part.end());
+  }
+  return level;
+}
+
+std::vector<std::uint32_t> reference_components(const graph::csr_graph& g, unsigned threads) {
+  const unsigned n = thread_count(threads);
+  std::vector<std::uint32_t> parent(g.vertex_count);
+  std::iota(parent.begin(), parent.end(), 0u);
+  // Lock-free union-find: a parent is always a smaller id than its child, and only a root's
+  // parent changes (compare-and-swap from itself to a smaller root), so finds may run while
+  // other threads link, and the root of a component is its smallest id.
+  auto find = [&parent](std::uint32_t v) {
+    for (;;) {
+      const std::uint32_t p =
+          std::atomic_ref<std::uint32_t>(parent[v]).load(std::memory_order_relaxed);
+      if (p == v) return v;
+      const std::uint32_t gp =
+          std::atomic_ref<std::uint32_t>(parent[p]).load(std::memory_order_relaxed);
+      if (gp != p) {  // path halving; a lost race only leaves a longer path
+        std::uint32_t seen = p;
+        std::atomic_ref<std::uint32_t>(parent[v]).compare_exchange_weak(seen, gp,
+                                                                        std::memory_order_relaxed);
+      }
+      v = gp;
+    }
+  };
+  work_queue q{{}, g.vertex_count, 1024};
+  on_threads(n, [&](unsigned) {
+    q.drain([&](std::uint64_t u) {
+      for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i) {
+        std::uint32_t a = find(static_cast<std::uint32_t>(u));
+        std::uint32_t b = find(static_cast<std::uint32_t>(g.neighbour(i)));
+        while (a != b) {
+          if (a < b) std::swap(a, b);  // a: the larger root, linked under b
+          std::uint32_t self = a;
+          if (std::atomic_ref<std::uint32_t>(parent[a]).compare_exchange_strong(
+                  self, b, std::memory_order_relaxed))
+            break;
+          a = find(a);  // another thread linked a meanwhile
+          b = find(b);
+        }
+      }
+    });
+  });
+  work_queue flat{{}, g.vertex_count, 4096};
+  on_threads(n, [&](unsigned) {
+    flat.drain([&](std::uint64_t v) {
+      const std::uint32_t r = find(static_cast<std::uint32_t>(v));
+      std::atomic_ref<std::uint32_t>(parent[v]).store(r, std::memory_order_relaxed);
+    });
+  });
   return parent;
 }
 

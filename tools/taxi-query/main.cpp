@@ -148,6 +148,7 @@ int main(int argc, char** argv) {
 #endif
   spec.decorate = decorate;
   spec.print_extra = print_extra;
+  spec.summary_workload = [](const bam::run_config&) { return std::string(); };  // print_extra
   spec.options = {
       {"--data", "taxi.data", "the table directory (bam-data taxi-import or taxi-gen)"},
       {"--query", "taxi.queries", "all, or a comma list of q0..q5"},

@@ -299,6 +299,7 @@ std::vector<report_inputs> report_inputs_of(const tool_spec& spec,
     report_inputs in;
     in.tool = spec.name;
     in.config = &points[i];
+    if (spec.summary_workload) in.workload = spec.summary_workload(points[i]);
     in.result = &p.result;
     in.machine = &sweep.machine;
     in.ceilings = p.ceilings;

@@ -270,20 +270,28 @@ void write_json_file(const std::string& path, const nlohmann::json& j) {
 void print_summary(std::ostream& os, const report_inputs& in) {
   const run_config& c = *in.config;
   const run_result& r = *in.result;
-  fmt::print(os,
-             "{}: backend={} model={} ssds={} pairs/ssd={} depth={} threads={} outstanding={} "
-             "{} {} io_size={}\n",
-             in.tool, to_string(c.storage.backend), model_name(c), c.storage.ssd_count,
-             c.queues.pairs_per_ssd, c.queues.depth, c.workload.threads, c.workload.outstanding,
-             to_string(c.workload.pattern), to_string(c.workload.op), c.workload.io_size);
+  const std::string workload =
+      in.workload ? *in.workload
+                  : fmt::format("outstanding={} {} {} io_size={}", c.workload.outstanding,
+                                to_string(c.workload.pattern), to_string(c.workload.op),
+                                c.workload.io_size);
+  fmt::print(os, "{}: backend={} model={} ssds={} pairs/ssd={} depth={} threads={}{}{}\n", in.tool,
+             to_string(c.storage.backend), model_name(c), c.storage.ssd_count,
+             c.queues.pairs_per_ssd, c.queues.depth, c.workload.threads,
+             workload.empty() ? "" : " ", workload);
   auto dir = [&](const char* name, const direction_result& d) {
     if (d.ios == 0) return;
+    fmt::print(os, "  {:5}: {} IOs in {:.3f} s, {:.0f} IOPS, {:.1f} MB/s", name, d.ios,
+               double(d.runtime_ns) / 1e9, d.iops(), d.bytes_per_s() / 1e6);
+    if (d.lat.count == 0) {  // a tool that times no single I/O (bfs, cc, taxi-query)
+      fmt::print(os, "\n");
+      return;
+    }
     const double list[] = {50.0, 99.0, 99.9, 99.99};
     const auto p = percentiles(d.lat, list);
     fmt::print(os,
-               "  {:5}: {} IOs in {:.3f} s, {:.0f} IOPS, {:.1f} MB/s; latency us: mean {:.2f} "
-               "p50 {:.2f} p99 {:.2f} p99.9 {:.2f} p99.99 {:.2f} max {:.2f}\n",
-               name, d.ios, double(d.runtime_ns) / 1e9, d.iops(), d.bytes_per_s() / 1e6,
+               "; latency us: mean {:.2f} p50 {:.2f} p99 {:.2f} p99.9 {:.2f} p99.99 {:.2f} max "
+               "{:.2f}\n",
                d.lat.mean() / 1e3, double(p[0]) / 1e3, double(p[1]) / 1e3, double(p[2]) / 1e3,
                double(p[3]) / 1e3, double(d.lat.max) / 1e3);
   };

@@ -75,10 +75,10 @@ class cache {
   bool io_failed() const { return stats().io_failed(); }
 
   /// Writes every dirty line back and flushes every SSD, the flushes only when the cache wrote
-  /// a line since the last flush (GPU: kernels on the storage's stream, waited for). True when all I/O succeeded, lines being evicted meanwhile included
-  /// (waited for, or written again when their eviction failed), and no eviction's write-back
-  /// failed since the last flush. Writes made before the call are durable when it returns
-  /// true.
+  /// a line since the last flush (GPU: kernels on the storage's stream, waited for). True when all
+  /// I/O succeeded, lines being evicted meanwhile included (waited for, or written again when their
+  /// eviction failed), and no eviction's write-back failed since the last flush. Writes made before
+  /// the call are durable when it returns true.
   bool flush() { return flush(0, cfg_.lines); }
   /// Same for the lines [first_line, last_line).
   bool flush(std::uint64_t first_line, std::uint64_t last_line) {

@@ -220,8 +220,7 @@ class cache_ref {
   /// sends its NVMe Flushes only then (a read-only cache never sends one), and calls
   /// note_unflushed_writes() again when one of them failed, so the next flush sends them again.
   BAM_HD bool take_unflushed_writes() const {
-    return device_atomic_ref<std::uint64_t>(m_.control->unflushed_writes).exchange(0, acq_rel) !=
-           0;
+    return device_atomic_ref<std::uint64_t>(m_.control->unflushed_writes).exchange(0, acq_rel) != 0;
   }
   BAM_HD void note_unflushed_writes() const {
     device_atomic_ref<std::uint64_t>(m_.control->unflushed_writes).store(1, bam::release);

@@ -79,8 +79,9 @@ class gpu_slot_storage {
 
 #if defined(__CUDACC__)
   /// Writes back the dirty lines of [first_line, last_line) with one GPU thread per slot, then
-  /// sends a Flush to every SSD when the cache wrote a line since the last flush; waits for both kernels (on the cache's stream). True when every
-  /// write and flush succeeded and no eviction's write-back failed since the last flush.
+  /// sends a Flush to every SSD when the cache wrote a line since the last flush; waits for both
+  /// kernels (on the cache's stream). True when every write and flush succeeded and no eviction's
+  /// write-back failed since the last flush.
   template <class CacheRef>
   bool flush(const CacheRef& c, std::uint64_t first_line, std::uint64_t last_line) const {
     auto s = static_cast<cudaStream_t>(stream_);

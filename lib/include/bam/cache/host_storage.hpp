@@ -80,8 +80,8 @@ class host_cache_storage {
   void zero_counters(cache_counters* c) const;
 
   /// Writes back the dirty lines of [first_line, last_line) (calling thread), then sends a
-  /// Flush to every SSD when the cache wrote a line since the last flush. True when every write and flush succeeded and no eviction's write-back
-  /// failed since the last flush.
+  /// Flush to every SSD when the cache wrote a line since the last flush. True when every write and
+  /// flush succeeded and no eviction's write-back failed since the last flush.
   template <class CacheRef>
   bool flush(const CacheRef& c, std::uint64_t first_line, std::uint64_t last_line) const {
     bool ok = true;

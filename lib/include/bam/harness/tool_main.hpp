@@ -44,6 +44,9 @@ struct tool_spec {
   /// Extra CSV columns and summary lines of a finished point (may be empty).
   std::function<void(report_inputs&)> decorate;
   std::function<void(std::ostream&, const report_inputs&)> print_extra;
+  /// The summary's words on the workload after threads= (report_inputs::workload); unset:
+  /// nvm-block-bench's (outstanding, pattern, op, io_size), which other tools' runs do not follow.
+  std::function<std::string(const run_config&)> summary_workload;
   /// The tool's own options, each setting a config key.
   std::vector<tool_option> options;
 };

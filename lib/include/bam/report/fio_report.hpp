@@ -3,6 +3,7 @@
 // `bamkit` key with the effective config, machine, ceilings and tool statistics), a CSV row for
 // sweeps, and a human summary.
 #pragma once
+#include <optional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -33,6 +34,9 @@ struct report_inputs {
   std::vector<double> repeat_iops;  ///< IOPS of each run, in run order (empty when repeats = 1)
   /// Tool-specific CSV columns (name, value), appended after the shared ones.
   std::vector<std::pair<std::string, std::string>> extra_columns;
+  /// The summary's words on the workload after threads= (tool_spec::summary_workload); unset:
+  /// nvm-block-bench's (outstanding, pattern, op, io_size).
+  std::optional<std::string> workload;
 };
 
 /// fio's --output-format=json+ document for one job (its `bamkit` holds the schema version, the
