@@ -6,8 +6,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <fmt/format.h>
-
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -143,7 +141,7 @@ TEST(GraphAppsCli, DumpsOfAOneBasedMatrixMarketFileUseItsIds) {
   // The report's checksum of the answer: XXH64 of the levels (0-based vertices, int32 each).
   const std::vector<std::int32_t> want_levels = {1, 0, 1, -1, -1, -1};
   EXPECT_EQ(graph_stats(dir / "bfs.json")["levels_xxh64"],
-            fmt::format("{:016x}", checksum64(want_levels.data(), 6 * sizeof(std::int32_t))));
+            checksum_hex(checksum64(want_levels.data(), 6 * sizeof(std::int32_t))));
   const std::string labels = dir / "labels.txt";
   r = run_tool(
       cc,
@@ -154,7 +152,7 @@ TEST(GraphAppsCli, DumpsOfAOneBasedMatrixMarketFileUseItsIds) {
   EXPECT_EQ(read_file(labels), "1 1\n2 1\n3 1\n4 4\n5 5\n6 5\n");
   const std::vector<std::uint32_t> want_labels = {0, 0, 0, 3, 4, 4};  // 0-based smallest ids
   EXPECT_EQ(graph_stats(dir / "cc.json")["labels_xxh64"],
-            fmt::format("{:016x}", checksum64(want_labels.data(), 6 * sizeof(std::uint32_t))));
+            checksum_hex(checksum64(want_labels.data(), 6 * sizeof(std::uint32_t))));
   // Source 0 is not a vertex of a 1-based file.
   r = run_tool(bfs, small_storage() + std::vector<std::string>{"--graph", mtx, "--source", "0"},
                dir);

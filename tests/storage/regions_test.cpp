@@ -195,4 +195,16 @@ TEST(Checksum, StreamedEqualsOneShotAndDiffersOnAnyBit) {
   EXPECT_EQ(bam::checksum64(nullptr, 0), 0xef46db3751d8e999ull);
 }
 
+// The one text form of a checksum: written as 16 lower-case hex digits, read back only so.
+TEST(Checksum, TextFormRoundTripsAndNothingElseParses) {
+  EXPECT_EQ(bam::checksum_hex(0xef46db3751d8e999ull), "ef46db3751d8e999");
+  EXPECT_EQ(bam::checksum_hex(0x1a), "000000000000001a");
+  for (const std::uint64_t v : {0ull, 1ull, 0xef46db3751d8e999ull, ~0ull})
+    EXPECT_EQ(bam::parse_checksum_hex(bam::checksum_hex(v)), v);
+  for (const char* bad :
+       {"", "1a", "EF46DB3751D8E999", "ef46db3751d8e99", "ef46db3751d8e9990", " ef46db3751d8e99",
+        "+f46db3751d8e999", "0xf46db3751d8e99", "ef46db3751d8e99g"})
+    EXPECT_FALSE(bam::parse_checksum_hex(bad).has_value()) << bad;
+}
+
 }  // namespace

@@ -9,6 +9,7 @@
 #include "bam/graph/csr_file.hpp"
 #include "bam/graph/summary.hpp"
 #include "bam/graph/text_files.hpp"
+#include "bam/storage/checksum.hpp"
 
 namespace bam::data {
 
@@ -52,8 +53,8 @@ void write_graph(const bam::graph::csr_graph& g, const std::filesystem::path& ou
       out.string(), g.vertex_count, g.edge_count(), g.symmetric ? "symmetric" : "directed",
       g.weights.empty() ? "" : ", weighted", sum.max_degree, sum.max_degree_vertex + g.id_base,
       sum.isolated, sum.self_loops, g.wide() ? 8 : 4, g.id_base);
-  fmt::print("{}: {} {} bytes, checksum xxh64 {:016x}; {} {:.3f} s, write {:.3f} s\n", out.string(),
-             to_string(f), bytes, checksum, make_what, make_seconds, write_s);
+  fmt::print("{}: {} {} bytes, checksum xxh64 {}; {} {:.3f} s, write {:.3f} s\n", out.string(),
+             to_string(f), bytes, checksum_hex(checksum), make_what, make_seconds, write_s);
 }
 
 }  // namespace bam::data

@@ -222,11 +222,11 @@ run_result result_of(graph_outcome& o, const graph::csr_graph& g, const run_conf
   // The answer itself, in a form two runs (modes, machines, commits) compare at a glance: the
   // XXH64 of the first source's levels (int32 per vertex) or of the labels (uint32 per vertex).
   if (o.algorithm == graph_algorithm::bfs) {
-    j["levels_xxh64"] = fmt::format(
-        "{:016x}", checksum64(o.first_levels.data(), o.first_levels.size() * sizeof(std::int32_t)));
+    j["levels_xxh64"] = checksum_hex(
+        checksum64(o.first_levels.data(), o.first_levels.size() * sizeof(std::int32_t)));
   } else {
-    j["labels_xxh64"] = fmt::format(
-        "{:016x}", checksum64(o.labels.data(), o.labels.size() * sizeof(std::uint32_t)));
+    j["labels_xxh64"] =
+        checksum_hex(checksum64(o.labels.data(), o.labels.size() * sizeof(std::uint32_t)));
   }
   j["verified"] = o.verified;
   if (o.verified) j["verify"] = {{"mismatches", o.verify.count}, {"first", o.verify.first}};

@@ -287,11 +287,11 @@ csr_graph read_csr(const std::filesystem::path& file, unsigned threads) {
   }
   const std::uint64_t sum = checksum_of(h, g.offsets, neighbour_bytes_of(g), g.weights);
   if (sum != h.checksum) {
-    char buf[96];
-    std::snprintf(
-        buf, sizeof buf, "checksum mismatch: the header says %016llx, the data gives %016llx",
-        static_cast<unsigned long long>(h.checksum), static_cast<unsigned long long>(sum));
-    detail::fail_at_byte(file, offsetof(csr_header, checksum), buf);
+    std::string msg = "checksum mismatch: the header says ";
+    msg += checksum_hex(h.checksum);
+    msg += ", the data gives ";
+    msg += checksum_hex(sum);
+    detail::fail_at_byte(file, offsetof(csr_header, checksum), msg);
   }
   return g;
 }

@@ -8,6 +8,7 @@
 #include "bam/cache/cache_stats.hpp"
 #include "bam/config/config_io.hpp"
 #include "bam/nvme/names.hpp"
+#include "bam/storage/checksum.hpp"
 #include "bam/storage/storage_context.hpp"
 
 namespace bam {
@@ -102,7 +103,7 @@ nlohmann::json dataset::to_json() const {
                        {"bytes", r.bytes},
                        {"written", r.written},
                        {"written_bytes", r.written_bytes},
-                       {"checksum_xxh64", fmt::format("{:016x}", r.checksum)}});
+                       {"checksum_xxh64", checksum_hex(r.checksum)}});
   }
   return {{"ssds", geometry_.ssds},
           {"lba_bytes", geometry_.lba_bytes},

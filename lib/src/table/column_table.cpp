@@ -22,21 +22,17 @@ namespace bam::table {
 
 namespace {
 
-/// A checksum as to_json writes it: exactly 16 lower-case hex digits, nothing else.
+/// A checksum as to_json writes it (checksum_hex), nothing else.
 template <class Bad>
 std::uint64_t parse_checksum(const std::string& text, const std::string& column, const Bad& bad) {
-  std::uint64_t v = 0;
-  const char* end = text.data() + text.size();
-  const bool digits = std::all_of(text.begin(), text.end(), [](char ch) {
-    return (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
-  });
-  if (text.size() != 16 || !digits || std::from_chars(text.data(), end, v, 16).ptr != end) {
+  const std::optional<std::uint64_t> v = parse_checksum_hex(text);
+  if (!v) {
     throw bad(
         fmt::format("column {}: checksum_xxh64 \"{}\" is not an XXH64 checksum, allowed "
                     "16 hex digits (0-9, a-f) as bam-data writes them",
                     column, text));
   }
-  return v;
+  return *v;
 }
 
 }  // namespace
@@ -54,7 +50,7 @@ nlohmann::json table_manifest::to_json() const {
     cols.push_back({{"name", c.name},
                     {"type", c.type},
                     {"file", c.file},
-                    {"checksum_xxh64", fmt::format("{:016x}", c.checksum)}});
+                    {"checksum_xxh64", checksum_hex(c.checksum)}});
   }
   return {{"format", format_name}, {"rows", rows}, {"columns", cols}, {"source", source}};
 }

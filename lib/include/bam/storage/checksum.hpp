@@ -5,11 +5,21 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
 
 namespace bam {
 
 /// XXH64(data, bytes, seed 0).
 std::uint64_t checksum64(const void* data, std::size_t bytes);
+
+/// The one text form of a checksum (manifests, reports, the data tools' output): exactly 16
+/// lower-case hex digits.
+std::string checksum_hex(std::uint64_t checksum);
+/// checksum_hex's form back; nullopt for anything else (other lengths, upper case, a sign,
+/// spaces).
+std::optional<std::uint64_t> parse_checksum_hex(std::string_view text);
 
 /// The same over data given in pieces, in order.
 class checksum64_stream {
