@@ -16,14 +16,19 @@
 # one also cache_gpu_test): `scripts/gpu/run-gpu-tests.sh --stage DIR` stages both. Logs and reports under
 # $OUT; the table in $OUT/table.md and $OUT/table.json. About 8 minutes on an H100 (ROUNDS=1,
 # no sanitizers; each sanitizer adds up to 4 minutes).
-# Usage: OLD=dir NEW=dir OUT=out [ROUNDS=1] [SANITIZE=0] scripts/gpu/miss-path-check.sh
+# TESTS=0 skips the tests; POINTS picks points (to split the work over runs of under 10 minutes).
+# Usage: OLD=dir NEW=dir OUT=out [ROUNDS=1] [SANITIZE=0] [TESTS=1] [POINTS="..."]
+#        scripts/gpu/miss-path-check.sh
 set -u
 : "${OLD:?folder of the old build}" "${NEW:?folder of the new build}" "${OUT:=out}"
-: "${ROUNDS:=1}" "${SANITIZE:=0}"
+: "${ROUNDS:=1}" "${SANITIZE:=0}" "${TESTS:=1}"
+: "${POINTS:=cb_cold_ideal_4k cb_miss_optane cb_hot_reuse cb_hot_coalesced nbb_ideal_512}"
 here=$(dirname "$0")
 mkdir -p "$OUT/tests"
 status=0
-if [ "$SANITIZE" = 1 ]; then
+if [ "$TESTS" = 0 ]; then
+  echo "== cache_gpu_test skipped (TESTS=0)"
+elif [ "$SANITIZE" = 1 ]; then
   T="$NEW/cache_gpu_test" OUT="$OUT/tests" "$here/cache-tests.sh" || status=1
 else
   timeout 300 "$NEW/cache_gpu_test" > "$OUT/tests/cache_gpu.log" 2>&1
@@ -33,9 +38,7 @@ else
     "$OUT/tests/cache_gpu.log"
   [ $rc -eq 0 ] || status=1
 fi
-OLD=$OLD NEW=$NEW OUT=$OUT ROUNDS=$ROUNDS \
-  POINTS="cb_cold_ideal_4k cb_miss_optane cb_hot_reuse cb_hot_coalesced nbb_ideal_512" \
-  "$here/regression-points.sh" || status=1
+OLD=$OLD NEW=$NEW OUT=$OUT ROUNDS=$ROUNDS POINTS=$POINTS "$here/regression-points.sh" || status=1
 /usr/bin/env python3 "$here/regression-table.py" "$OUT" --json "$OUT/table.json" \
   | tee "$OUT/table.md"
 exit $status
