@@ -115,6 +115,49 @@ TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveM
       static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.timeouts), s);
 }
 
+// Two SSDs: SSD 0 answers a tenth of its commands 85 % of a timeout late, SSD 1 loses some
+// commands and its Aborts find nothing, so its queue fails and is recreated. A thread waiting on
+// one of SSD 0's late commands while SSD 1's queue fails must collect its SSD 1 commands at once
+// (their waits end on the failed queue) instead of holding them until the late one is back:
+// the watchdog recreates a queue only once no thread holds one of its IDs.
+TEST(QueueRunnerRecovery, AThreadWaitingOnASlowQueueLetsGoOfAFailedOne) {
+  emu::controller_options slow = controller();
+  slow.faults.delay_fraction = 0.1;
+  slow.faults.delay_ns = timeout_ms * 850'000ull;  // 85 % of the timeout
+  slow.faults.seed = 3;
+  emu::controller_options lossy = controller();
+  lossy.faults.drop_fraction = 0.006;
+  lossy.faults.seed = 5;
+  lossy.abort_finds_commands = false;  // a dropped command ends only with its queue's deletion
+  emu::emulated_controller c0(slow), c1(lossy);
+  c0.start();
+  c1.start();
+  controller_driver d0(c0.bar(), c0.allocator()), d1(c1.bar(), c1.allocator());
+
+  run_config c = one_pair_config(2000);
+  c.storage.ssd_count = 2;
+  c.storage.media.size_bytes = 1u << 20;  // per SSD
+  run_hooks hooks;
+  const run_result r = tools::run_queue_workload<memory_doorbell>(
+      c, hooks, {{&d0, &c0.allocator()}, {&d1, &c1.allocator()}});
+  ASSERT_TRUE(r.error.empty()) << r.error;
+  ASSERT_GT(c1.stats().injected_drops, 2u) << "too few drops: the test shows nothing";
+  ASSERT_GT(c0.stats().injected_delays, 10u);
+  const recovery_counts& rc = r.recovery;
+  ASSERT_GT(rc.queue_recreations, 0u);
+  EXPECT_EQ(rc.recovery_failures, 0u);
+  // Each recreation within half a timeout: no thread held the failed queue while it waited (up
+  // to 85 ms) on SSD 0. (Holding it, a recreation waited for that wait: 70-80 ms here.)
+  const double per_recovery_ms =
+      static_cast<double>(rc.recovery_ns) / 1e6 / static_cast<double>(rc.queue_recreations);
+  EXPECT_LT(per_recovery_ms, timeout_ms / 2.0);
+  EXPECT_EQ(r.read.ios + r.errors, 2000u);
+  std::printf("  %llu delays, %llu drops; %llu recreations, %.2f ms each\n",
+              static_cast<unsigned long long>(c0.stats().injected_delays),
+              static_cast<unsigned long long>(c1.stats().injected_drops),
+              static_cast<unsigned long long>(rc.queue_recreations), per_recovery_ms);
+}
+
 // A controller that stops answering in the middle of the run (I/O and admin queue): the
 // commands in flight time out, the Aborts get no answer, the queue's recovery fails and the
 // queue stays failed. The run ends in bounded time, the failure counted as one episode that

@@ -12,6 +12,7 @@
 
 #include "bam/detail/atomic.hpp"
 #include "bam/nvme/spec.hpp"
+#include "bam/queue/held_commands.hpp"
 #include "bam/queue/queue_pair.hpp"
 
 namespace {
@@ -147,6 +148,36 @@ TEST(QueueTimeout, LostAndLateCompletionsAreReportedAndRecovered) {
   }
   EXPECT_EQ(qp.pointers().counters->late_completions, static_cast<std::uint64_t>(late.load()));
   EXPECT_EQ(cids_in_use(qp.pointers()), static_cast<std::uint32_t>(dropped.load()));
+}
+
+// completed() and held_commands::done() tell, without waiting, whether a wait would return at
+// once: not while the controller holds the command, yes once it posted it (the caller's poll
+// moves the CQ head), yes for a failed queue, and for a slot that holds nothing.
+TEST(QueueTimeout, DoneSaysWithoutWaitingWhetherAWaitWouldReturnAtOnce) {
+  lossy_controller ctrl(8);
+  bam::queue_pair qp(ctrl.desc());
+  bam::held_commands<> held(2);
+  EXPECT_TRUE(held.done(0));  // holds nothing
+  bam::nvme::command slow{}, lost{};
+  slow.cdw10 = 7;
+  slow.cdw14 = 40;  // 40 ms
+  lost.cdw14 = drop;
+  const std::uint16_t cid = held.submit(0, qp.ref(), slow);
+  (void)held.submit(1, qp.ref(), lost);
+  EXPECT_FALSE(qp.ref().completed(cid));
+  EXPECT_FALSE(held.done(0));
+  const auto t0 = std::chrono::steady_clock::now();
+  while (!held.done(0))
+    std::this_thread::sleep_for(1ms);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 30ms);
+  EXPECT_TRUE(qp.ref().completed(cid));
+  const auto t1 = std::chrono::steady_clock::now();
+  EXPECT_EQ(held.wait_for(0, 1'000'000'000).dw0, 7u);
+  EXPECT_LT(std::chrono::steady_clock::now() - t1, 100ms);  // at once (generous: a loaded host)
+  EXPECT_FALSE(held.done(1));                               // never posted
+  qp.ref().fail();
+  EXPECT_TRUE(held.done(1));  // the wait ends at once on a failed queue
+  EXPECT_EQ(held.wait_for(1, 0).status(), bam::nvme::sc::host_queue_failed);
 }
 
 TEST(QueueTimeout, ZeroTimeoutWaitsForever) {

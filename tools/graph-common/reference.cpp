@@ -6,7 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <numeric>
-#include <thread>
+
+#include "bam/graph/parallel.hpp"
 
 namespace bam::apps {
 
@@ -54,60 +55,45 @@ std::vector<std::uint32_t> sequential_components(const graph::csr_graph& g) {
 
 namespace {
 
-unsigned thread_count(unsigned threads) {
-  if (threads != 0) return threads;
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+using graph::detail::parallel_for_workers;
+using graph::detail::resolve_threads;
 
-/// Runs body(t) for t in [0, n) on n threads (the calling one included).
+/// item(worker, i) for every i in [0, n), handed out `chunk` items at a time (one shared counter
+/// increment per chunk, not per item) to at most `threads` workers.
 template <class F>
-void on_threads(unsigned n, F&& body) {
-  std::vector<std::jthread> pool;
-  for (unsigned t = 1; t < n; ++t)
-    pool.emplace_back([&body, t] { body(t); });
-  body(0);
+void for_chunks(std::size_t n, std::size_t chunk, unsigned threads, F&& item) {
+  parallel_for_workers((n + chunk - 1) / chunk, threads, [&](unsigned worker, std::size_t c) {
+    for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i)
+      item(worker, i);
+  });
 }
-
-/// Items [0, n) in chunks of `chunk`, taken by the threads from a shared counter.
-struct work_queue {
-  std::atomic<std::uint64_t> next{0};
-  std::uint64_t n, chunk;
-  template <class F>
-  void drain(F&& item) {
-    for (;;) {
-      const std::uint64_t b = next.fetch_add(chunk, std::memory_order_relaxed);
-      if (b >= n) return;
-      for (std::uint64_t i = b; i < std::min(n, b + chunk); ++i)
-        item(i);
-    }
-  }
-};
 
 }  // namespace
 
 std::vector<std::int32_t> reference_levels(const graph::csr_graph& g, std::uint64_t source,
                                            unsigned threads) {
-  const unsigned n = thread_count(threads);
+  const unsigned n = resolve_threads(threads);
   std::vector<std::int32_t> level(g.vertex_count, -1);
   level[source] = 0;
   std::vector<std::uint32_t> frontier{static_cast<std::uint32_t>(source)};
-  std::vector<std::vector<std::uint32_t>> next(n);
+  std::vector<std::vector<std::uint32_t>> next(n);  // per worker
   for (std::int32_t depth = 1; !frontier.empty(); ++depth) {
-    work_queue q{{}, frontier.size(), 64};
-    on_threads(n, [&](unsigned t) {
-      std::vector<std::uint32_t>& mine = next[t];
-      mine.clear();
-      q.drain([&](std::uint64_t k) {
-        const std::uint32_t v = frontier[k];
-        for (std::uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i) {
-          const auto u = static_cast<std::uint32_t>(g.neighbour(i));
-          std::atomic_ref<std::int32_t> l(level[u]);
-          std::int32_t unseen = -1;
-          if (l.load(std::memory_order_relaxed) == -1 &&
-              l.compare_exchange_strong(unseen, depth, std::memory_order_relaxed))
-            mine.push_back(u);  // exactly one thread claims each vertex
-        }
-      });
+    // With threads 0 (automatic), a small frontier is done on the calling thread alone: graphs
+    // of thousands of levels (road networks, chains) would otherwise start and join the threads
+    // once per level. A count given (the tests) is always used.
+    const unsigned workers = threads == 0 && frontier.size() < 4096 ? 1 : n;
+    for (auto& part : next)
+      part.clear();
+    for_chunks(frontier.size(), 64, workers, [&](unsigned worker, std::size_t k) {
+      const std::uint32_t v = frontier[k];
+      for (std::uint64_t i = g.offsets[v]; i < g.offsets[v + 1]; ++i) {
+        const auto u = static_cast<std::uint32_t>(g.neighbour(i));
+        std::atomic_ref<std::int32_t> l(level[u]);
+        std::int32_t unseen = -1;
+        if (l.load(std::memory_order_relaxed) == -1 &&
+            l.compare_exchange_strong(unseen, depth, std::memory_order_relaxed))
+          next[worker].push_back(u);  // exactly one thread claims each vertex
+      }
     });
     frontier.clear();
     for (const auto& part : next)
@@ -117,7 +103,7 @@ std::vector<std::int32_t> reference_levels(const graph::csr_graph& g, std::uint6
 }
 
 std::vector<std::uint32_t> reference_components(const graph::csr_graph& g, unsigned threads) {
-  const unsigned n = thread_count(threads);
+  const unsigned n = resolve_threads(threads);
   std::vector<std::uint32_t> parent(g.vertex_count);
   std::iota(parent.begin(), parent.end(), 0u);
   // Lock-free union-find: a parent is always a smaller id than its child, and only a root's
@@ -138,30 +124,24 @@ std::vector<std::uint32_t> reference_components(const graph::csr_graph& g, unsig
       v = gp;
     }
   };
-  work_queue q{{}, g.vertex_count, 1024};
-  on_threads(n, [&](unsigned) {
-    q.drain([&](std::uint64_t u) {
-      for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i) {
-        std::uint32_t a = find(static_cast<std::uint32_t>(u));
-        std::uint32_t b = find(static_cast<std::uint32_t>(g.neighbour(i)));
-        while (a != b) {
-          if (a < b) std::swap(a, b);  // a: the larger root, linked under b
-          std::uint32_t self = a;
-          if (std::atomic_ref<std::uint32_t>(parent[a]).compare_exchange_strong(
-                  self, b, std::memory_order_relaxed))
-            break;
-          a = find(a);  // another thread linked a meanwhile
-          b = find(b);
-        }
+  for_chunks(g.vertex_count, 1024, n, [&](unsigned, std::size_t u) {
+    for (std::uint64_t i = g.offsets[u]; i < g.offsets[u + 1]; ++i) {
+      std::uint32_t a = find(static_cast<std::uint32_t>(u));
+      std::uint32_t b = find(static_cast<std::uint32_t>(g.neighbour(i)));
+      while (a != b) {
+        if (a < b) std::swap(a, b);  // a: the larger root, linked under b
+        std::uint32_t self = a;
+        if (std::atomic_ref<std::uint32_t>(parent[a]).compare_exchange_strong(
+                self, b, std::memory_order_relaxed))
+          break;
+        a = find(a);  // another thread linked a meanwhile
+        b = find(b);
       }
-    });
+    }
   });
-  work_queue flat{{}, g.vertex_count, 4096};
-  on_threads(n, [&](unsigned) {
-    flat.drain([&](std::uint64_t v) {
-      const std::uint32_t r = find(static_cast<std::uint32_t>(v));
-      std::atomic_ref<std::uint32_t>(parent[v]).store(r, std::memory_order_relaxed);
-    });
+  for_chunks(g.vertex_count, 4096, n, [&](unsigned, std::size_t v) {
+    const std::uint32_t r = find(static_cast<std::uint32_t>(v));
+    std::atomic_ref<std::uint32_t>(parent[v]).store(r, std::memory_order_relaxed);
   });
   return parent;
 }

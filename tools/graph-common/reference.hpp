@@ -13,7 +13,8 @@
 namespace bam::apps {
 
 /// Level of every vertex from `source` (0-based), -1 where unreachable, following the stored
-/// (directed) edges. `threads` 0: one per core.
+/// (directed) edges. `threads` 0: one per core, levels of fewer than 4096 vertices on the calling
+/// thread; otherwise that many threads for every level.
 std::vector<std::int32_t> reference_levels(const graph::csr_graph& g, std::uint64_t source,
                                            unsigned threads = 0);
 

@@ -250,10 +250,25 @@ std::vector<thread_result> run_phase(
           continue;
         }
         idle_since = 0;
-        const std::uint32_t s = fifo.front();
-        fifo.pop_front();
+        // The oldest command, a timeout at most; but while it is not back, a command on a queue
+        // that failed meanwhile is collected first (its wait ends at once): the thread then
+        // holds nothing of that queue, whose recovery waits for its users, while it waits on
+        // another queue.
+        const std::uint64_t deadline = now_ns() + ph.timeout_ns;
+        std::uint32_t s = fifo.front();
+        for (backoff bo;; bo.pause()) {
+          const auto failed = std::find_if(fifo.begin(), fifo.end(),
+                                           [&](std::uint32_t k) { return slots[k].q.failed(); });
+          if (failed != fifo.end()) {
+            s = *failed;
+            break;
+          }
+          if (held.done(s) || now_ns() >= deadline) break;
+        }
+        fifo.erase(std::find(fifo.begin(), fifo.end(), s));
         slot_state& st = slots[s];
-        const nvme::completion cqe = held.wait_for(s, ph.timeout_ns);
+        const std::uint64_t waited = now_ns();
+        const nvme::completion cqe = held.wait_for(s, waited >= deadline ? 1 : deadline - waited);
         const std::uint64_t end = now_ns();
         direction_result& d = st.req.read ? res.read : res.write;
         const nvme::status status = cqe.status();

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "bam/graph/csr.hpp"
-#include "parallel.hpp"
+#include "bam/graph/parallel.hpp"
 
 namespace bam::graph::detail {
 

@@ -16,11 +16,11 @@
 #include <string>
 
 #include "bam/detail/expects.hpp"
+#include "bam/graph/parallel.hpp"
 #include "bam/storage/checksum.hpp"
 #include "bam/storage/regions.hpp"
 #include "build.hpp"
 #include "files.hpp"
-#include "parallel.hpp"
 
 namespace bam::graph {
 

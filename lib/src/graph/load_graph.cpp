@@ -8,10 +8,10 @@
 
 #include "bam/graph/csr.hpp"
 #include "bam/graph/csr_file.hpp"
+#include "bam/graph/parallel.hpp"
 #include "build.hpp"
 #include "files.hpp"
 #include "load_text.hpp"
-#include "parallel.hpp"
 
 namespace bam::graph {
 namespace detail {

@@ -16,9 +16,9 @@
 #include <string_view>
 #include <vector>
 
+#include "bam/graph/parallel.hpp"
 #include "build.hpp"
 #include "files.hpp"
-#include "parallel.hpp"
 
 namespace bam::graph::detail {
 namespace {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "parallel.hpp"
+#include "bam/graph/parallel.hpp"
 
 namespace bam::graph {
 

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "bam/graph/parallel.hpp"
 #include "bam/storage/checksum.hpp"
 #include "files.hpp"
-#include "parallel.hpp"
 
 namespace bam::graph {
 namespace {

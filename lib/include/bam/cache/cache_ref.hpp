@@ -196,8 +196,9 @@ class cache_ref {
       bool ok = true;
       if (line_state::is_usable(cur) && line_state::is_dirty(cur) && m_.lines[line].slot == slot) {
         if (line_state::is_dirty(st.fetch_and(~line_state::dirty, bam::acquire))) {
-          note_unflushed_writes();
-          if (s_.write_line(line, static_cast<std::uint32_t>(slot), *m_.counters)) {
+          const bool written = s_.write_line(line, static_cast<std::uint32_t>(slot), *m_.counters);
+          note_unflushed_writes();  // after the write: see evict
+          if (written) {
             m_.counters->add(m_.counters->write_backs, 1);
           } else {
             st.fetch_or(line_state::dirty, relaxed);
@@ -348,8 +349,11 @@ class cache_ref {
       return false;
     }
     if (line_state::is_dirty(prev)) {
+      const bool written = s_.write_line(victim, slot, *m_.counters);
+      // After the write (it may have reached the SSD even if it failed): a flush that took the
+      // mark while this write was in flight did not cover it, and the next one must.
       note_unflushed_writes();
-      if (!s_.write_line(victim, slot, *m_.counters)) {
+      if (!written) {
         // Stays resident and dirty; the next flush reports the failure (take_write_back_failure).
         device_atomic_ref<std::uint64_t>(m_.control->write_back_failed).store(1, bam::release);
         st.fetch_and(~line_state::busy, bam::release);

@@ -51,6 +51,14 @@ class held_commands {
 
   bool holds(std::uint32_t slot) const { return slot < slots_.size() && slots_[slot].held; }
 
+  /// Without waiting: true when wait_for(slot) would return at once (the command completed, its
+  /// queue failed, or the slot holds nothing).
+  bool done(std::uint32_t slot) const {
+    BAM_EXPECTS(slot < slots_.size(), "held_commands::done: a slot out of range");
+    const entry& e = slots_[slot];
+    return !e.held || e.q.failed() || e.q.completed(e.cid);
+  }
+
   /// Abandons every command still held (their late completions free the IDs; until then
   /// abandoned() holds for them). Returns how many there were.
   std::uint32_t abandon_all() noexcept {

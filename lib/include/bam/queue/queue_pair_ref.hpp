@@ -133,6 +133,17 @@ class queue_pair_ref {
   /// itself and so is not counted as a user. True when it moved the head.
   BAM_HD bool poll() const { return help_head(); }
 
+  /// Without waiting: true once the completion of `cid` (submitted by this thread, not yet
+  /// waited for) is in its box, so that wait(cid) returns it at once. Moves the CQ head first if
+  /// no other thread is doing it, as a waiter does.
+  BAM_HD bool completed(std::uint16_t cid) const {
+    if (cid >= p_.cid_count) return false;
+    ref_t<std::uint32_t> state(p_.boxes[cid].state);
+    if ((state.load(acquire) & box_ready) != 0) return true;
+    (void)help_head();
+    return (state.load(acquire) & box_ready) != 0;
+  }
+
   /// True once the queue was failed: every later submission and wait returns
   /// sc::host_queue_failed at once, until the owner resets the queue.
   BAM_HD bool failed() const {

@@ -1,5 +1,6 @@
-// graph/parallel.hpp: internal. The threads of the graph loaders and generators: a dynamic
-// parallel_for over items (std::thread, no pool), and the thread count a 0 means.
+// bam/graph/parallel.hpp: API (detail). The threads of the graph loaders and generators and of
+// the graph tools' CPU references: a dynamic parallel_for over items (std::thread, no pool), and
+// the thread count a 0 means.
 #pragma once
 #include <algorithm>
 #include <atomic>
