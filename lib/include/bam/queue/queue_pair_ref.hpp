@@ -253,10 +253,8 @@ class queue_pair_ref {
   }
 
   /// wait_for without the count: polls the box of `cid` until its completion, the deadline or
-  /// the queue's failure. Out of line in device code, as are enqueue and move_head: each is
-  /// compiled with its own registers, not within those of a caller that inlines the whole
-  /// submission (the cache's miss path: docs/cache.md, "Registers").
-  BAM_HD BAM_NOINLINE nvme::completion await(std::uint16_t cid, std::uint64_t timeout_ns) const {
+  /// the queue's failure.
+  BAM_HD nvme::completion await(std::uint16_t cid, std::uint64_t timeout_ns) const {
     const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
     ref_t<std::uint32_t> state(p_.boxes[cid].state);
     backoff bo;
@@ -363,9 +361,8 @@ class queue_pair_ref {
   /// Takes a ticket, waits for the slot's turn, takes a command ID, writes the entry and sees
   /// the tail past it. Returns the command ID, or no_cid when the queue failed before the entry
   /// was written (after that, the ID: its wait reports the failure). The caller is counted as a
-  /// user from here until the wait for the ID returns (not at all for no_cid). Out of line in
-  /// device code (see await).
-  BAM_HD BAM_NOINLINE std::uint16_t enqueue(nvme::command& cmd, std::uint64_t timeout_ns) const {
+  /// user from here until the wait for the ID returns (not at all for no_cid).
+  BAM_HD std::uint16_t enqueue(nvme::command& cmd, std::uint64_t timeout_ns) const {
     if (!enter()) return no_cid;
     const std::uint64_t ticket = ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
     const auto slot = static_cast<std::uint32_t>(ticket % p_.sq_entries);
@@ -482,9 +479,8 @@ class queue_pair_ref {
   /// SQHD and rings the CQ doorbell once. Entries are handled `batch` at a time, with their loads
   /// and box updates in flight together: one entry after another, each waiting for its own
   /// read-modify-write, held a GPU queue to a third of what it carries this way (H100, 512 B,
-  /// 128 queues: 34 M against 77 M completions/s). Out of line in device code (see await): a
-  /// call per pass over the CQ, not per entry.
-  BAM_HD BAM_NOINLINE void move_head() const {
+  /// 128 queues: 34 M against 77 M completions/s).
+  BAM_HD void move_head() const {
     constexpr std::uint32_t batch = 8;
     queue_counters& c = *p_.counters;
     const std::uint64_t start = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
