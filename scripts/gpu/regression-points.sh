@@ -13,6 +13,11 @@
 #                     media each), 128 QP x 1024 per SSD, 1M GPU threads
 #   nbb_null_512      nvm-block-bench, 512 B reads of 1 null SSD (no data, no timing: the engine's
 #                     and the queues' own rate), 128 QP x 1024, 1M GPU threads
+#   cb_cold_ideal_4k  cache-bench cold array_ref reads, 4 KiB lines over 4 ideal SSDs, host
+#                     media, reuse c = 512, 1M threads, random, ceilings measured in the same process
+#                     (issue 20's first point)
+#   cb_hot_coalesced  cache-bench hot warp-coalesced bam::array reads (no reuse), 8 KiB lines, warp
+#                     layout, c = 32, 1M threads, 160 iterations (results/' best coalesced point)
 # NEW_ARGS: extra arguments for the new build only (e.g. keys the old one does not know).
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
@@ -45,6 +50,17 @@ args_of() {
       --set cache_bench.temperature=cold --set cache_bench.elements=536870912 --threads 1048576 \
       --set cache_bench.mode=reuse --set cache_bench.coarsening=64 --set cache_bench.iterations=8 \
       --pattern random ;;
+    cb_cold_ideal_4k) echo cache-bench --backend emulated --ssds 4 --model ideal --pairs 128 \
+      --depth 1024 --repeat 3 --measure-ceilings --set storage.media.size_bytes=2147483648 \
+      --set storage.media.kind=host --set cache.capacity=2147483648 \
+      --set cache_bench.temperature=cold --set cache_bench.elements=1073741824 \
+      --set cache.line_size=4096 --threads 1048576 --set cache_bench.mode=reuse \
+      --set cache_bench.coarsening=512 --pattern random ;;
+    cb_hot_coalesced) echo cache-bench "${CB[@]}" --set storage.media.size_bytes=268435456 \
+      --set storage.media.kind=gpu --set cache.capacity=268435456 \
+      --set cache_bench.elements=33554432 --set cache_bench.layout=warp --set cache.line_size=8192 \
+      --pattern sequential --threads 1048576 --set cache_bench.coarsening=32 \
+      --set cache_bench.iterations=160 --set cache_bench.mode=coalesced ;;
     nbb_optane4_512) echo nvm-block-bench --backend emulated --outstanding 1 --pairs 128 \
       --depth 1024 --threads 1048576 --ssds 4 --model optane-p5800x --repeat 3 --io-size 512 \
       --set storage.media.size_bytes=1073741824 --ios 33554432 ;;

@@ -14,7 +14,8 @@ import reports  # noqa: E402
 
 UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),
          "cb_hot_reuse": ("GB/s", None), "cb_miss_optane": ("M miss IOPS", 1e6),
-         "nbb_optane4_512": ("M IOPS", 1e6), "nbb_null_512": ("M IOPS", 1e6)}
+         "nbb_optane4_512": ("M IOPS", 1e6), "nbb_null_512": ("M IOPS", 1e6),
+         "cb_cold_ideal_4k": ("GB/s", None), "cb_hot_coalesced": ("GB/s", None)}
 
 
 def rate(point, doc):
@@ -24,7 +25,7 @@ def rate(point, doc):
     if point == "nbb_ideal_4096":
         size = cfg["workload"]["io_size"]
         return b["iops"] * size / 1e9, [r * size / 1e9 for r in runs]
-    if point == "cb_hot_reuse":
+    if point in ("cb_hot_reuse", "cb_hot_coalesced", "cb_cold_ideal_4k"):
         gb = b["stats"]["effective_GBps"]
         return gb, [r * 8 / 1e9 for r in runs]  # accesses/s of each run, 8 B each
     if point == "cb_miss_optane":

@@ -6,6 +6,8 @@
 // once with the group's size and broadcasts the slot, and releases are grouped the same way.
 // Host threads are groups of one. Correct for any active mask.
 #pragma once
+#include <cuda/std/bit>
+
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -37,10 +39,10 @@ __device__ inline unsigned lane_id() {
 /// the acquires: with more distinct lines in flight than slots, every warp held pins while one
 /// of its groups waited for a slot, and the GPU deadlocked.)
 ///
-/// Force-inlined, as are the accesses over it and cache_ref::acquire and fetch: every access
-/// carries the miss path inline (as it always did), and once that path grew (the error paths of
-/// issue 14) nvcc's own heuristics outlined acquire in cache-bench's measured kernel, a call with
-/// a 368-byte stack frame on every access, hits included.
+/// Force-inlined, as are the accesses over it and cache_ref::acquire: once the miss path grew
+/// (the error paths of issue 14) nvcc's own heuristics outlined acquire in cache-bench's
+/// measured kernel, a call with a 368-byte stack frame on every access, hits included. The miss
+/// path itself (cache_ref::fetch) is the one call, taken on a miss only (issue 20).
 template <class CacheRef>
 BAM_HD BAM_FORCEINLINE std::byte* coalesced_acquire(const CacheRef& c, std::uint64_t line) {
 #if BAM_DEVICE_CODE
@@ -183,11 +185,21 @@ class array {
     std::uint32_t r = 0;
     while (r + 1 < n_ranges_ && i >= starts_[r + 1])
       ++r;
-    const std::uint64_t per_line = c_.line_bytes() / sizeof(T);
     const std::uint64_t e = i - starts_[r];
-    const std::uint64_t in_line = e % per_line;
+    std::uint64_t per_line, in_line, lines_in;
+    if constexpr (cuda::std::has_single_bit(sizeof(T))) {
+      // Line sizes are powers of two (check_line_bytes): shifts, not a 64-bit division per access.
+      const int shift = cuda::std::countr_zero(c_.line_bytes()) - cuda::std::countr_zero(sizeof(T));
+      per_line = std::uint64_t{1} << shift;
+      in_line = e & (per_line - 1);
+      lines_in = e >> shift;
+    } else {
+      per_line = c_.line_bytes() / sizeof(T);
+      in_line = e % per_line;
+      lines_in = e / per_line;
+    }
     element_location at;
-    at.line = ranges_[r].first_line + e / per_line;
+    at.line = ranges_[r].first_line + lines_in;
     at.offset = static_cast<std::uint32_t>(in_line * sizeof(T));
     at.line_first = i - in_line;
     const std::uint64_t range_end = starts_[r] + ranges_[r].elements;

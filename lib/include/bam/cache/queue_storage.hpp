@@ -82,7 +82,7 @@ class queue_storage_ref {
     const auto ssd = static_cast<std::uint32_t>(token >> 48) & 0x3fff;
     const auto q = static_cast<std::uint32_t>(token >> 16);
     const nvme::completion e =
-        p_.queues.queue(ssd, q).submit_and_wait(nvme::flush(1), p_.timeout_ns);
+        p_.queues.queue(ssd, q).submit_and_wait_outlined(nvme::flush(1), p_.timeout_ns);
     c.add(c.flushes, 1);
     if (!e.status().ok()) c.add_error(e.status());
   }
@@ -90,7 +90,7 @@ class queue_storage_ref {
   /// NVMe Flush of namespace 1 of `ssd`.
   BAM_HD bool flush_ssd(std::uint32_t ssd, cache_counters& c) const {
     const nvme::completion e =
-        p_.queues.my_queue(ssd).submit_and_wait(nvme::flush(1), p_.timeout_ns);
+        p_.queues.my_queue(ssd).submit_and_wait_outlined(nvme::flush(1), p_.timeout_ns);
     if (e.status().ok()) return true;
     c.add_error(e.status());
     return false;
@@ -111,7 +111,7 @@ class queue_storage_ref {
     const nvme::command cmd = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
     const std::uint32_t q = p_.queues.my_queue_index();
     const auto queue = p_.queues.queue(ssd, q);
-    const nvme::completion e = queue.submit_and_wait(cmd, p_.timeout_ns);
+    const nvme::completion e = queue.submit_and_wait_outlined(cmd, p_.timeout_ns);
     if (!e.status().ok()) {
       c.add_error(e.status());
       // Only a command the queue gave up on can still be running; its ID is abandoned until

@@ -29,6 +29,15 @@
 #define BAM_FORCEINLINE inline
 #endif
 
+// BAM_NOINLINE: keep this function out of line in device code: a slow path (the cache's miss
+// path) that every kernel calling it should not carry inline, nor have its registers
+// allocated around the kernel's own values.
+#if defined(__CUDACC__)
+#define BAM_NOINLINE __noinline__
+#else
+#define BAM_NOINLINE
+#endif
+
 // BAM_UNROLL: fully unroll the loop that follows in device code (host compilers differ in the
 // pragma's spelling, and do their own unrolling).
 #if defined(__CUDA_ARCH__)

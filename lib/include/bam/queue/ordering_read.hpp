@@ -109,7 +109,7 @@ class ordering_read_ref {
   /// Lock holder: one read covering every position below `upto`.
   BAM_HD void issue(std::uint64_t upto) const {
     const nvme::completion c =
-        queue_.submit_and_wait(nvme::read(nsid_, lba_, nlb_, {scratch_, 0}), timeout_ns_);
+        queue_.submit_and_wait_outlined(nvme::read(nsid_, lba_, nlb_, {scratch_, 0}), timeout_ns_);
     ref_t<std::uint64_t>(state_->reads).fetch_add(1, relaxed);
     const nvme::status st = c.status();
     if (!st.ok()) ref_t<std::uint64_t>(state_->errors).fetch_add(1, relaxed);

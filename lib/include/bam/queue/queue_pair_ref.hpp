@@ -87,8 +87,7 @@ class queue_pair_ref {
   /// Allocates a command ID, enqueues `cmd` (its cid field is overwritten), rings the doorbell
   /// (coalesced with concurrent submitters) and waits for its completion, which it returns.
   BAM_HD nvme::completion submit_and_wait(nvme::command cmd) const {
-    const std::uint16_t cid = submit(cmd);
-    return wait(cid);
+    return submit_and_wait(cmd, 0);
   }
 
   /// As submit_and_wait, but each wait is bounded by `timeout_ns` (0: never): the completion
@@ -97,6 +96,16 @@ class queue_pair_ref {
   BAM_HD nvme::completion submit_and_wait(nvme::command cmd, std::uint64_t timeout_ns) const {
     const std::uint16_t cid = submit(cmd, timeout_ns);
     return wait_for(cid, timeout_ns);
+  }
+
+  /// submit_and_wait as a function of its own in device code (BAM_NOINLINE), for a slow path
+  /// inlined into its caller (the cache's miss path, the ordering read): the caller's kernel
+  /// then does not carry the submission's and the wait's registers (docs/cache.md,
+  /// "Registers"). A loop that does nothing but I/O (nvm-block-bench) calls the inline form:
+  /// as a call it lost 10 % at 512 B (H200).
+  BAM_HD BAM_NOINLINE nvme::completion submit_and_wait_outlined(nvme::command cmd,
+                                                                std::uint64_t timeout_ns) const {
+    return submit_and_wait(cmd, timeout_ns);
   }
 
   /// First half of submit_and_wait: enqueues `cmd` (its cid field is overwritten) and returns
