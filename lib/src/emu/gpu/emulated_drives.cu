@@ -97,11 +97,12 @@ struct emulated_drives::impl {
   std::vector<detail::engine_drive> drive_table;  // host copy, service times in model units
   double timer_rate = 1.0;                        // GPU timer ns per host ns, from start()
   // Recovery (cfg.recovery): admin queues, the engine's held tables and abort rings, watchdog.
-  std::byte* admin_host = nullptr;        // pinned, mapped: admin_block_layout per drive
-  detail::engine_admin* admin = nullptr;  // device: [drives]
-  std::uint32_t* abort_words = nullptr;   // device: abort_queue_words per application queue
-  std::size_t abort_queue_words = 0;      // held table, then [tail, head, ring...], rounded
-  std::vector<queue_pair> admin_pairs;    // the host driver's side of the admin queues
+  std::byte* admin_host = nullptr;         // pinned, mapped: admin_block_layout per drive
+  detail::engine_admin* admin = nullptr;   // device: [drives]
+  std::uint32_t* abort_words = nullptr;    // device: abort_queue_words per application queue
+  completion_box** abort_boxes = nullptr;  // device: each application queue's completion boxes
+  std::size_t abort_queue_words = 0;       // held table, then [tail, head, ring...], rounded
+  std::vector<queue_pair> admin_pairs;     // the host driver's side of the admin queues
   std::unique_ptr<detail::gpu_recovery> recovery;
 
   ~impl() {
@@ -109,6 +110,7 @@ struct emulated_drives::impl {
     if (admin_host != nullptr) cudaFreeHost(admin_host);
     cudaFree(admin);
     cudaFree(abort_words);
+    cudaFree(abort_boxes);
     for (std::uint32_t d = 0; d < media.size(); ++d) {
       if (host[d] != nullptr)
         cudaFreeHost(host[d]);
@@ -258,6 +260,13 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
       m.abort_queue_words = (cid_words + 2 + detail::abort_ring_entries + 31) / 32 * 32;
       const std::size_t bytes = std::size_t{n_app} * m.abort_queue_words * sizeof(std::uint32_t);
       check(cudaMalloc(&m.abort_words, bytes), "cudaMalloc held tables");
+      std::vector<completion_box*> boxes(n_app);
+      for (std::uint32_t g = 0; g < n_app; ++g)
+        boxes[g] = qp[g].boxes;
+      check(cudaMalloc(&m.abort_boxes, n_app * sizeof(completion_box*)), "cudaMalloc boxes");
+      check(cudaMemcpy(m.abort_boxes, boxes.data(), n_app * sizeof(completion_box*),
+                       cudaMemcpyHostToDevice),
+            "copy boxes");
       check(cudaHostAlloc(reinterpret_cast<void**>(&m.admin_host),
                           std::size_t{n_drives} * admin_block_layout::bytes,
                           cudaHostAllocMapped | cudaHostAllocPortable),
@@ -454,6 +463,7 @@ void emulated_drives::start() {
     p.aborts.queue_words = static_cast<std::uint32_t>(m.abort_queue_words);
     p.aborts.app_queues = n_drives * m.cfg.queues_per_drive;
     p.aborts.cid_count = cid_count_for(m.cfg.queue_entries);
+    p.aborts.boxes = m.abort_boxes;
   }
   check(
       detail::launch_engine(p, m.cfg.engine_blocks, m.cfg.engine_warps_per_block, m.engine_stream),

@@ -699,6 +699,12 @@ __device__ bool abort_command(abort_tables tables, std::uint32_t queues_per_driv
   cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device> tail(ring[0]), head(ring[1]);
   const std::uint32_t t = tail.load(cuda::memory_order_relaxed);  // this lane's alone
   if (t - head.load(cuda::memory_order_acquire) >= abort_ring_entries) return false;
+  // Only a command whose waiter gave up: the Abort's command may have completed while the
+  // Abort was on its way and its ID gone to a new command that a thread still waits for.
+  const std::uint32_t st =
+      cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(tables.boxes[q][cid].state)
+          .load(cuda::memory_order_acquire);
+  if ((st & box_abandoned) == 0 || (st & box_ready) != 0) return false;
   if (atomicExch(held + cid, 0u) == 0) return false;
   ring[2 + t % abort_ring_entries] = cid;
   tail.store(t + 1, cuda::memory_order_release);

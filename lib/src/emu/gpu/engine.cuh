@@ -10,6 +10,7 @@
 #include "bam/emu/nvm_processor.hpp"
 #include "bam/emu/timing_model.hpp"
 #include "bam/nvme/spec.hpp"
+#include "bam/queue/queue_state.hpp"
 
 namespace bam::emu::gpu::detail {
 
@@ -78,6 +79,9 @@ struct abort_tables {
   std::uint32_t queue_words = 0;
   std::uint32_t app_queues = 0;
   std::uint32_t cid_count = 0;  ///< command IDs of an application queue
+  /// Per application queue, its driver-side completion boxes (GPU memory): an Abort takes a
+  /// command only while its box says its waiter gave up on it.
+  completion_box* const* boxes = nullptr;
 
   /// Queue q's held table, or null (recovery off, or an ordering queue).
   __host__ __device__ std::uint32_t* held(std::uint32_t q) const {

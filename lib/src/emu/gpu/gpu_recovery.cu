@@ -28,24 +28,39 @@ void check(cudaError_t e, const char* what) {
 
 gpu_recovery::gpu_recovery(drive_layout layout, recovery_options o)
     : layout_(layout), state_(layout.sq_entries, layout.cq_entries), opts_(o) {
-  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
-  check(cudaHostAlloc(reinterpret_cast<void**>(&lines_), std::size_t{layout.queues} * lines_bytes,
-                      cudaHostAllocDefault),
-        "cudaHostAlloc");
-  check(cudaHostAlloc(reinterpret_cast<void**>(&states_),
+  try {
+    check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "stream");
+    check(cudaHostAlloc(reinterpret_cast<void**>(&lines_), std::size_t{layout.queues} * lines_bytes,
+                        cudaHostAllocDefault),
+          "cudaHostAlloc");
+    check(
+        cudaHostAlloc(reinterpret_cast<void**>(&states_),
                       std::size_t{state_.cid_count} * sizeof(std::uint32_t), cudaHostAllocDefault),
         "cudaHostAlloc");
-  check(cudaHostAlloc(reinterpret_cast<void**>(&one_), sizeof(std::uint32_t), cudaHostAllocDefault),
+    check(
+        cudaHostAlloc(reinterpret_cast<void**>(&one_), sizeof(std::uint32_t), cudaHostAllocDefault),
         "cudaHostAlloc");
+  } catch (...) {
+    release();  // no destructor runs for a constructor that throws
+    throw;
+  }
   *one_ = 1;
 }
 
 gpu_recovery::~gpu_recovery() {
   stop();
+  release();
+}
+
+void gpu_recovery::release() {
   if (lines_ != nullptr) cudaFreeHost(lines_);
   if (states_ != nullptr) cudaFreeHost(states_);
   if (one_ != nullptr) cudaFreeHost(one_);
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  lines_ = nullptr;
+  states_ = nullptr;
+  one_ = nullptr;
+  stream_ = nullptr;
 }
 
 void gpu_recovery::start(std::vector<drive> drives) {
@@ -80,9 +95,9 @@ void gpu_recovery::stop() {
     if (!queues_[i].open) continue;
     counts_.recovery_failures.fetch_add(1);
     note("drive " + std::to_string(i / layout_.queues) + " queue " +
-         std::to_string(i % layout_.queues + 1) +
-         ": failed, left so until the drives stopped (GPU threads are not counted as users: a "
-         "GPU queue is recreated when its drives start again)");
+         std::to_string(i % layout_.queues + 1) + ": failed: " + queues_[i].reason +
+         "; left so until the drives stopped (GPU threads are not counted as users: a GPU queue "
+         "is recreated when its drives start again)");
   }
   queues_.clear();
 }
@@ -172,7 +187,17 @@ void gpu_recovery::look(std::uint32_t d, std::uint32_t q, std::uint32_t abandone
     // more half a timeout later. Not found a timeout after the first: the drive does not give
     // the command back. A found one is done: its completion is posted, and the queue's next
     // user passes it (the watchdog cannot: the queue's bookkeeping is the GPU threads').
-    if (a.found) continue;
+    if (a.found) {
+      // Its box still abandoned a timeout after the Abort: either no thread has passed the CQ
+      // since (an idle queue, where the Abort's completion waits), or the ID was passed, taken
+      // by a new command and that one was lost too, between two looks. Abort it again: a
+      // second lost command is found and counted; nothing found fails nothing.
+      if (now - a.since_ns > opts_.timeout_ns) {
+        a.since_ns = now;
+        abort(d, q, cid, a);
+      }
+      continue;
+    }
     if (!a.retried && now - a.since_ns > opts_.timeout_ns / 2) {
       a.retried = true;
       abort(d, q, cid, a);
@@ -224,6 +249,7 @@ void gpu_recovery::fail(std::uint32_t d, std::uint32_t q, const std::string& why
         "fail queue");
   check(cudaStreamSynchronize(stream_), "fail queue");
   w.open = true;
+  w.reason = why;
   w.pending.clear();
   counts_.recoveries.fetch_add(1);
   std::string msg = "drive " + std::to_string(d);

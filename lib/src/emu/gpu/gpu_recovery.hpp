@@ -63,6 +63,7 @@ class gpu_recovery {
   struct watched {
     std::map<std::uint16_t, pending_abort> pending;  ///< by command ID
     bool open = false;                               ///< failed: an episode until stop
+    std::string reason;                              ///< why it failed (open)
   };
 
   void pass();
@@ -74,6 +75,7 @@ class gpu_recovery {
   void copy_from(void* dst, std::size_t dpitch, const std::byte* src, std::size_t spitch,
                  std::size_t width, std::size_t rows);
   void note(const std::string& msg);
+  void release();  ///< frees the stream and pinned buffers (destructor, failed constructor)
 
   drive_layout layout_;
   queue_state_layout state_;
