@@ -171,7 +171,9 @@ TEST(CacheBenchGpu, CeilingsHaveTheKeysOfEveryReport) {
                                "cache.capacity=16777216", "--measure-ceilings"},
                               dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
-  expect_gpu_ceilings(doc, 4096, 67108864);  // one cache line per read, over SSD 0's media
+  // One cache line per read, over the run's footprint: its 4096 elements are 8 lines of 4 KiB,
+  // 4 on each of the 2 SSDs' media.
+  expect_gpu_ceilings(doc, 4096, 2u * 4 * 4096);
   const json& c = doc["bamkit"]["ceilings"];
   EXPECT_TRUE(c["memory"].is_string());
 }

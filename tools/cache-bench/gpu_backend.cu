@@ -8,6 +8,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
@@ -231,8 +232,18 @@ class emulated_protocol_backend final : public backend {
   }
   nlohmann::json measure_ceilings(const run_config& c) override {
     ctx_->stop();
-    const std::uint64_t bytes = std::min<std::uint64_t>(c.storage.media.size_bytes, 4ull << 30);
-    return to_json(measure_gpu_ceilings(ctx_->drives().host_media(0), bytes, c.cache.line_size, 5));
+    // Over the run's footprint: its dataset's lines, spread over every SSD's media as the data
+    // region stripes them. Media not in host memory: pinned memory of its own, up to 4 GiB.
+    const bench_shape s = shape_of(c);
+    const std::uint32_t n = c.storage.ssd_count;
+    const std::uint64_t per_ssd = std::min<std::uint64_t>(
+        c.storage.media.size_bytes, (s.lines + n - 1) / n * std::uint64_t{s.line_bytes});
+    std::vector<pinned_span> spans;
+    for (std::uint32_t i = 0; i < n && ctx_->drives().host_media(i) != nullptr; ++i)
+      spans.push_back({ctx_->drives().host_media(i), per_ssd});
+    if (spans.size() == n) return to_json(measure_gpu_ceilings(spans, c.cache.line_size, 5));
+    const std::uint64_t bytes = std::min<std::uint64_t>(per_ssd * n, 4ull << 30);
+    return to_json(measure_gpu_ceilings(nullptr, bytes, c.cache.line_size, 5));
   }
 
  private:

@@ -2,6 +2,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -53,6 +54,29 @@ __global__ void direct_read(const span_blocks* spans, std::uint32_t n_spans, std
     }
   }
 }
+
+/// What one measurement allocates, freed however it ends.
+struct gpu_scratch {
+  void* table = nullptr;
+  void* copy_target = nullptr;
+  void* reads = nullptr;
+  cudaStream_t stream = nullptr;
+  cudaEvent_t a = nullptr, b = nullptr;
+  gpu_scratch() = default;
+  gpu_scratch(const gpu_scratch&) = delete;
+  gpu_scratch& operator=(const gpu_scratch&) = delete;
+  ~gpu_scratch() {
+    if (reads != nullptr) cudaFree(reads);
+    if (copy_target != nullptr) cudaFree(copy_target);
+    if (table != nullptr) cudaFree(table);
+    if (a != nullptr) cudaEventDestroy(a);
+    if (b != nullptr) cudaEventDestroy(b);
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+};
+
+/// The copy ceiling copies each span in pieces of at most this into one device buffer.
+constexpr std::uint64_t copy_chunk_bytes = 1ull << 30;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -107,24 +131,24 @@ machine_ceilings measure_gpu_ceilings(std::span<const pinned_span> spans, std::u
   machine_ceilings c;
   c.memory = spans.size() == 1 ? "the caller's pinned host memory (the run's media)"
                                : "the caller's pinned host memory (every SSD's media of the run)";
-  span_blocks* dev_table = nullptr;
-  cuda_check(cudaMalloc(&dev_table, table.size() * sizeof(span_blocks)), "cudaMalloc spans");
-  cuda_check(cudaMemcpy(dev_table, table.data(), table.size() * sizeof(span_blocks),
-                        cudaMemcpyHostToDevice),
-             "copy spans");
-  void* dev = nullptr;
-  cuda_check(cudaMalloc(&dev, largest), "cudaMalloc copy target");
-  cudaStream_t s;
-  cuda_check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "stream");
-  cudaEvent_t a, b;
-  cuda_check(cudaEventCreate(&a), "event");
-  cuda_check(cudaEventCreate(&b), "event");
+  gpu_scratch g;
+  cuda_check(cudaMalloc(&g.table, table.size() * sizeof(span_blocks)), "cudaMalloc spans");
+  cuda_check(
+      cudaMemcpy(g.table, table.data(), table.size() * sizeof(span_blocks), cudaMemcpyHostToDevice),
+      "copy spans");
+  const std::uint64_t chunk = std::min(largest, copy_chunk_bytes);
+  cuda_check(cudaMalloc(&g.copy_target, chunk), "cudaMalloc copy target");
+  cuda_check(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking), "stream");
+  cuda_check(cudaEventCreate(&g.a), "event");
+  cuda_check(cudaEventCreate(&g.b), "event");
+  cudaStream_t s = g.stream;
+  cudaEvent_t a = g.a, b = g.b;
   int sms = 0;
   cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "sms");
   const std::uint32_t threads = 256, grid = static_cast<std::uint32_t>(sms) * 8;
   const std::uint64_t warps = std::uint64_t{grid} * threads / 32;
-  uint4* scratch = nullptr;
-  cuda_check(cudaMalloc(&scratch, warps * block), "cudaMalloc scratch");
+  cuda_check(cudaMalloc(&g.reads, warps * block), "cudaMalloc scratch");
+  auto* scratch = static_cast<uint4*>(g.reads);
   // About 64 MiB of 512-byte blocks or 2 GiB of larger ones per run, at least one group per warp.
   const std::uint64_t target_bytes = block <= 512 ? (32ull << 20) : (2ull << 30);
   const std::uint64_t per_warp64 = std::max<std::uint64_t>(32, target_bytes / block / warps);
@@ -133,15 +157,21 @@ machine_ceilings measure_gpu_ceilings(std::span<const pinned_span> spans, std::u
   for (int r = 0; r < repeats + 1; ++r) {  // the first of each is a warm-up
     float ms = 0;
     cuda_check(cudaEventRecord(a, s), "record");
-    for (const pinned_span& sp : spans)
-      cuda_check(cudaMemcpyAsync(dev, sp.base, sp.bytes, cudaMemcpyHostToDevice, s), "memcpy");
+    for (const pinned_span& sp : spans) {
+      for (std::uint64_t at = 0; at < sp.bytes; at += chunk) {
+        cuda_check(cudaMemcpyAsync(g.copy_target, static_cast<const std::byte*>(sp.base) + at,
+                                   std::min(chunk, sp.bytes - at), cudaMemcpyHostToDevice, s),
+                   "memcpy");
+      }
+    }
     cuda_check(cudaEventRecord(b, s), "record");
     cuda_check(cudaEventSynchronize(b), "sync");
     cuda_check(cudaEventElapsedTime(&ms, a, b), "elapsed");
     if (r > 0) copy.push_back(static_cast<double>(total) / (ms * 1e-3) / 1e9);
 
     cuda_check(cudaEventRecord(a, s), "record");
-    direct_read<<<grid, threads, 0, s>>>(dev_table, static_cast<std::uint32_t>(table.size()),
+    direct_read<<<grid, threads, 0, s>>>(static_cast<const span_blocks*>(g.table),
+                                         static_cast<std::uint32_t>(table.size()),
                                          static_cast<std::uint32_t>(block / 16), scratch, per_warp,
                                          1234 + static_cast<std::uint64_t>(r));
     cuda_check(cudaGetLastError(), "direct_read");
@@ -159,14 +189,8 @@ machine_ceilings measure_gpu_ceilings(std::span<const pinned_span> spans, std::u
   c.method =
       "GPU: a plain kernel, warps copy random io_size blocks of random spans of the pinned memory "
       "(one span per SSD) to GPU memory, 8 x 16 B loads in flight per lane; h2d: "
-      "cudaMemcpyAsync of every span (over_bytes in all); each the median of median_of runs "
-      "after a warm-up";
-  cudaFree(scratch);
-  cudaFree(dev);
-  cudaFree(dev_table);
-  cudaEventDestroy(a);
-  cudaEventDestroy(b);
-  cudaStreamDestroy(s);
+      "cudaMemcpyAsync of every span in pieces of at most 1 GiB (over_bytes in all); each the "
+      "median of median_of runs after a warm-up";
   return c;
 }
 

@@ -21,8 +21,8 @@ struct pinned_span {
 /// spread over every span as a run's I/Os are over its SSDs (the direct-read rate falls as the
 /// footprint grows: host IOMMU/TLB reach); the copy copies every span once per run. Each figure
 /// the median of `repeats` runs after a warm-up; over_bytes is the spans' total. Every span
-/// must hold at least one block. Allocates device memory (the largest span): never call while
-/// an emulated_drives engine runs. Throws std::runtime_error on CUDA errors.
+/// must hold at least one block. Allocates device memory (up to 1 GiB for the copy): never call
+/// while an emulated_drives engine runs. Throws std::runtime_error on CUDA errors.
 machine_ceilings measure_gpu_ceilings(std::span<const pinned_span> spans, std::uint64_t block,
                                       int repeats);
 
