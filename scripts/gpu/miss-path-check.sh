@@ -11,7 +11,7 @@
 #   cb_hot_reuse      hot array_ref reuse, 8 KiB lines, warp layout, c = 64
 #   cb_hot_coalesced  hot warp-coalesced bam::array, 8 KiB lines, warp layout, c = 32
 #   nbb_ideal_512     nvm-block-bench 512 B random reads, 1 ideal SSD x 128 QP: the queue's own
-#                     rate, since its submission, wait and completion pass are calls now
+#                     rate (nvm-block-bench calls the queue inline; a change to it shows here)
 # OLD and NEW: folders of stripped binaries, each with cache-bench and nvm-block-bench (the new
 # one also cache_gpu_test): `scripts/gpu/run-gpu-tests.sh --stage DIR` stages both. Logs and reports under
 # $OUT; the table in $OUT/table.md and $OUT/table.json. About 8 minutes on an H100 (ROUNDS=1,

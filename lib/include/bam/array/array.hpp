@@ -41,8 +41,8 @@ __device__ inline unsigned lane_id() {
 ///
 /// Force-inlined, as are the accesses over it and cache_ref::acquire: once the miss path grew
 /// (the error paths of issue 14) nvcc's own heuristics outlined acquire in cache-bench's
-/// measured kernel, a call with a 368-byte stack frame on every access, hits included. The miss
-/// path itself (cache_ref::fetch) is the one call, taken on a miss only (issue 20).
+/// measured kernel, a call with a 368-byte stack frame on every access, hits included. On a
+/// miss, the NVMe command is the one call (queue_pair_ref::submit_and_wait_outlined, issue 20).
 template <class CacheRef>
 BAM_HD BAM_FORCEINLINE std::byte* coalesced_acquire(const CacheRef& c, std::uint64_t line) {
 #if BAM_DEVICE_CODE
@@ -105,6 +105,8 @@ template <class T, class CacheRef>
 class array {
  public:
   static constexpr std::uint32_t max_ranges = 4;
+  // An element never spans lines (locate's shifts and the division form both rely on it).
+  static_assert(sizeof(T) <= min_line_bytes, "elements larger than the smallest cache line");
   using value_type = T;
   using cache_ref_type = CacheRef;
 
