@@ -50,10 +50,11 @@ __global__ void check_kernel(A a, bench_counters* out, std::uint64_t n) {
   for (std::uint64_t i = global_id(); i < n; i += grid_threads())
     check_element(a, out, i);
 }
-// The measured kernel: at least 2 resident blocks per SM. Inlined whole it needs 138 registers,
-// which leaves room for one block of 256 threads (8 warps) per SM; capped at 128 it spills 24
-// bytes, in the miss path, and keeps 16 warps. H200, hot reuse reads, 8 KiB lines, warp layout:
-// 1.32 TB/s uncapped, 2.26 TB/s capped.
+// The measured kernel: at least 2 resident blocks of 256 threads per SM, so ptxas caps it at 128
+// registers. Its NVMe commands are calls (queue_pair_ref::submit_and_wait_outlined); at the cap
+// it spills 456-640 bytes (scripts/register-cost --apps, 1ac6589). Before that the whole
+// submission was inline and it spilled 2.7-7.5 KB, at a third of today's hot reuse rate
+// (docs/cache.md, "Registers").
 constexpr int bench_min_blocks = 2;
 template <class A>
 __global__ void __launch_bounds__(block_threads, bench_min_blocks)
