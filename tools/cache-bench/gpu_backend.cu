@@ -234,17 +234,15 @@ class emulated_protocol_backend final : public backend {
   nlohmann::json measure_ceilings(const run_config& c) override {
     ctx_->stop();
     // Over the run's footprint: its dataset's lines, spread over every SSD's media as the data
-    // region stripes them. Media not in host memory: pinned memory of its own, up to 4 GiB.
+    // region stripes them (media not in host memory: pinned memory of its own, as much).
     const bench_shape s = shape_of(c);
     const std::uint32_t n = c.storage.ssd_count;
     const std::uint64_t per_ssd = std::min<std::uint64_t>(
         c.storage.media.size_bytes, (s.lines + n - 1) / n * std::uint64_t{s.line_bytes});
     std::vector<pinned_span> spans;
-    for (std::uint32_t i = 0; i < n && ctx_->drives().host_media(i) != nullptr; ++i)
+    for (std::uint32_t i = 0; i < n; ++i)
       spans.push_back({ctx_->drives().host_media(i), per_ssd});
-    if (spans.size() == n) return to_json(measure_gpu_ceilings(spans, c.cache.line_size, 5));
-    const std::uint64_t bytes = std::min<std::uint64_t>(per_ssd * n, 4ull << 30);
-    return to_json(measure_gpu_ceilings(nullptr, bytes, c.cache.line_size, 5));
+    return to_json(measure_run_ceilings(spans, per_ssd * n, c.cache.line_size, 5));
   }
 
  private:

@@ -21,9 +21,6 @@
 namespace bam::tools {
 namespace {
 
-/// Pinned memory allocated for the ceilings at most, when the media are not in host memory.
-constexpr std::uint64_t ceilings_max_bytes = 4ull << 30;
-
 /// What the run's protocol is, and what real hardware would do differently (the report's line).
 const char* protocol_doc(storage_protocol p) {
   return p == storage_protocol::hardware
@@ -192,15 +189,12 @@ void gpu_backend_base::fill_pattern_once(const run_config& c) {
 }
 
 nlohmann::json gpu_backend_base::measure_ceilings(const run_config& c) {
-  // Over the run's own footprint: the dataset of every SSD's pinned media, read at random as
-  // the run reads them. Media not in host memory: pinned memory of its own, at most 4 GiB.
+  // Over the run's own footprint: the dataset of every SSD's media, read at random as the run
+  // reads them (media not in host memory: pinned memory of its own, one dataset's worth).
   std::vector<pinned_span> spans;
-  for (std::uint32_t s = 0; s < c.storage.ssd_count && pinned_media(s) != nullptr; ++s)
+  for (std::uint32_t s = 0; s < c.storage.ssd_count; ++s)
     spans.push_back({pinned_media(s), c.dataset()});
-  if (spans.size() == c.storage.ssd_count)
-    return to_json(measure_gpu_ceilings(spans, c.workload.io_size, 5));
-  const std::uint64_t bytes = std::min(c.dataset(), ceilings_max_bytes);
-  return to_json(measure_gpu_ceilings(nullptr, bytes, c.workload.io_size, 5));
+  return to_json(measure_run_ceilings(spans, c.dataset(), c.workload.io_size, 5));
 }
 
 // ---- emulated ---------------------------------------------------------------------------------

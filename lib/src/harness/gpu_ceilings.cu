@@ -77,6 +77,8 @@ struct gpu_scratch {
 
 /// The copy ceiling copies each span in pieces of at most this into one device buffer.
 constexpr std::uint64_t copy_chunk_bytes = 1ull << 30;
+/// Pinned memory allocated for a run's ceilings at most, when its media are not in host memory.
+constexpr std::uint64_t own_memory_max_bytes = 4ull << 30;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -84,6 +86,14 @@ double median(std::vector<double> v) {
 }
 
 }  // namespace
+
+machine_ceilings measure_run_ceilings(std::span<const pinned_span> spans, std::uint64_t own_bytes,
+                                      std::uint64_t block, int repeats) {
+  const bool all_pinned = std::all_of(spans.begin(), spans.end(),
+                                      [](const pinned_span& s) { return s.base != nullptr; });
+  if (!spans.empty() && all_pinned) return measure_gpu_ceilings(spans, block, repeats);
+  return measure_gpu_ceilings(nullptr, std::min(own_bytes, own_memory_max_bytes), block, repeats);
+}
 
 machine_ceilings measure_gpu_ceilings(const void* pinned, std::uint64_t bytes, std::uint64_t block,
                                       int repeats) {

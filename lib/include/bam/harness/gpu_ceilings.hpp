@@ -26,6 +26,12 @@ struct pinned_span {
 machine_ceilings measure_gpu_ceilings(std::span<const pinned_span> spans, std::uint64_t block,
                                       int repeats);
 
+/// The ceilings of a run over its footprint on each SSD's media (`spans`, one per SSD; a null
+/// base: that SSD's media is not in host memory): over the spans when all are in pinned host
+/// memory, else over pinned memory of its own, `own_bytes` of it, at most 4 GiB.
+machine_ceilings measure_run_ceilings(std::span<const pinned_span> spans, std::uint64_t own_bytes,
+                                      std::uint64_t block, int repeats);
+
 /// Measures both ceilings over `bytes` of pinned, mapped host memory at `pinned` (allocated and
 /// freed here when nullptr), reading random `block`-byte blocks (a multiple of 16): each figure
 /// the median of `repeats` runs after a warm-up. Allocates device memory: never call while an
