@@ -297,22 +297,30 @@ TEST(GpuDrives, OrderingQueuesWithoutATimeoutAreRefused) {
   }
 }
 
-TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
-  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+/// One `ideal` drive of 2^16 LBAs with `faults` (delays of 200 ms: ten times the fault tests'
+/// 20 ms timeout), 16 queues of 256 entries, an engine of 2 blocks x 4 warps.
+bam::emu::gpu::drives_config faulty_drive(double error, double drop, double delay,
+                                          std::uint64_t seed) {
   bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
   dc.lbas = 1 << 16;
   dc.model = bam::emu::timing_preset("ideal");
-  dc.faults.error_fraction = 0.01;
-  dc.faults.drop_fraction = 0.002;
-  dc.faults.delay_fraction = 0.003;
-  dc.faults.delay_ns = 200'000'000;  // 200 ms: ten times the timeout below
-  dc.faults.seed = 99;
+  dc.faults.error_fraction = error;
+  dc.faults.drop_fraction = drop;
+  dc.faults.delay_fraction = delay;
+  dc.faults.delay_ns = 200'000'000;
+  dc.faults.seed = seed;
   cfg.drives.push_back(dc);
   cfg.queues_per_drive = 16;
   cfg.queue_entries = 256;
   cfg.engine_blocks = 2;
   cfg.engine_warps_per_block = 4;
+  return cfg;
+}
+
+TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const bam::emu::gpu::drives_config cfg = faulty_drive(0.01, 0.002, 0.003, 99);
   constexpr std::uint32_t threads = 8192, reads = 8;
   constexpr std::uint64_t timeout_ns = 20'000'000;
   uint4* buffers = nullptr;
@@ -321,7 +329,7 @@ TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
   CUDA_OK(cudaMallocManaged(&fc, 2 * sizeof(fault_counts)));
   fc[0] = fc[1] = fault_counts{};
   bam::emu::gpu::emulated_drives drives(cfg);
-  fill_media_gen0(drives, dc.lbas);
+  fill_media_gen0(drives, cfg.drives[0].lbas);
   CUDA_OK(bam::preload_kernel(read_kernel));
   drives.start();
   cudaStream_t s;
@@ -413,19 +421,7 @@ void read_leftovers(const drives_ref& v, queue_leftovers& out) {
 }
 
 bam::emu::gpu::drives_config recovery_drives(double drop, double delay, std::uint64_t timeout_ns) {
-  bam::emu::gpu::drives_config cfg;
-  bam::emu::gpu::drive_config dc;
-  dc.lbas = 1 << 16;
-  dc.model = bam::emu::timing_preset("ideal");
-  dc.faults.drop_fraction = drop;
-  dc.faults.delay_fraction = delay;
-  dc.faults.delay_ns = 200'000'000;  // ten times the timeout
-  dc.faults.seed = 7;
-  cfg.drives.push_back(dc);
-  cfg.queues_per_drive = 16;
-  cfg.queue_entries = 256;
-  cfg.engine_blocks = 2;
-  cfg.engine_warps_per_block = 4;
+  bam::emu::gpu::drives_config cfg = faulty_drive(0.0, drop, delay, 7);
   cfg.recovery = true;
   cfg.recovery_opts.timeout_ns = timeout_ns;
   return cfg;

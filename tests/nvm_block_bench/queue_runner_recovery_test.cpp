@@ -54,6 +54,11 @@ run_config one_pair_config(std::uint64_t ios) {
   return c;
 }
 
+/// Milliseconds from a queue's failure to its recreation, on average (`rc.queue_recreations` > 0).
+double ms_per_recreation(const recovery_counts& rc) {
+  return static_cast<double>(rc.recovery_ns) / 1e6 / static_cast<double>(rc.queue_recreations);
+}
+
 TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveManyInFlight) {
   emu::controller_options o = controller();
   o.faults.drop_fraction = 0.003;
@@ -86,8 +91,7 @@ TEST(QueueRunnerRecovery, AFailedQueueIsRecreatedWithinATimeoutWhileThreadsHaveM
   // Each recreation came within a fraction of a timeout of the queue's failure: nothing held
   // the queue. (Holding it, a thread with 8 in flight made that up to 8 timeouts.)
   ASSERT_GT(rc.queue_recreations, 0u);
-  const double per_recovery_ms =
-      static_cast<double>(rc.recovery_ns) / 1e6 / static_cast<double>(rc.queue_recreations);
+  const double per_recovery_ms = ms_per_recreation(rc);
   EXPECT_LT(per_recovery_ms, timeout_ms / 2.0);
   // Every I/O of the measured phase ended: read and checked, or failed: its command dropped
   // (a timeout), or in flight when its queue failed (at most both threads' 16 per recovery).
@@ -148,8 +152,7 @@ TEST(QueueRunnerRecovery, AThreadWaitingOnASlowQueueLetsGoOfAFailedOne) {
   EXPECT_EQ(rc.recovery_failures, 0u);
   // Each recreation within half a timeout: no thread held the failed queue while it waited (up
   // to 85 ms) on SSD 0. (Holding it, a recreation waited for that wait: 70-80 ms here.)
-  const double per_recovery_ms =
-      static_cast<double>(rc.recovery_ns) / 1e6 / static_cast<double>(rc.queue_recreations);
+  const double per_recovery_ms = ms_per_recreation(rc);
   EXPECT_LT(per_recovery_ms, timeout_ms / 2.0);
   EXPECT_EQ(r.read.ios + r.errors, 2000u);
   std::printf("  %llu delays, %llu drops; %llu recreations, %.2f ms each\n",
