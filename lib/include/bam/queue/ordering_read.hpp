@@ -80,24 +80,30 @@ class ordering_read_ref {
   /// completion (see the class comment): the data must not be used. No-op (true) when disabled.
   BAM_HD bool after_completion() const {
     if (state_ == nullptr) return true;
-    const std::uint64_t pos = ref_t<std::uint64_t>(state_->tail).fetch_add(1, acq_rel);
+    // Release: the completions this thread saw come before its position, which the holder
+    // acquires when it reads the tail.
+    const std::uint64_t pos = ref_t<std::uint64_t>(state_->tail).fetch_add(1, release);
     ref_t<std::uint64_t> head(state_->head);
     backoff bo;
-    while (head.load(acquire) <= pos) {
+    while (head.load(device_relaxed(acquire)) <= pos) {
       if (try_lock()) {
-        if (head.load(acquire) <= pos) issue(ref_t<std::uint64_t>(state_->tail).load(acquire));
+        if (head.load(device_relaxed(acquire)) <= pos)
+          issue(ref_t<std::uint64_t>(state_->tail).load(acquire));
         ref_t<std::uint32_t>(state_->lock).store(0, release);
         break;  // covered: by our read or by the one that ended just before we took the lock
       }
       bo.pause();
     }
 #if BAM_DEVICE_CODE
-    // The caller's loads of the data come after this: order them after the covering read's
-    // completion at the controller's scope (no stale L1 lines). On the host the acquire loads
-    // of head above already do (and ThreadSanitizer rejects standalone fences).
-    cuda::atomic_thread_fence(acquire, Doorbell::scope);
+    // The caller's loads of the data come after this: one fence orders them after the head seen
+    // above (read relaxed), which the holder stored (release) after its covering read's
+    // completion, itself acquired at the controller's scope by the thread that passed it
+    // (queue_pair_ref::move_head): device scope is enough (no stale L1 lines either), one
+    // system-wide fence per read fewer (docs/gpu-engine.md, "Fences"). On the host the acquire
+    // loads of head already order them (and ThreadSanitizer rejects standalone fences).
+    cuda::atomic_thread_fence(acquire, Scope);
 #endif
-    return ref_t<std::uint64_t>(state_->failed_upto).load(acquire) <= pos;
+    return ref_t<std::uint64_t>(state_->failed_upto).load(device_relaxed(acquire)) <= pos;
   }
 
  private:

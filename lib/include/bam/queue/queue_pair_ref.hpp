@@ -268,7 +268,14 @@ class queue_pair_ref {
     ref_t<std::uint32_t> state(p_.boxes[cid].state);
     backoff bo;
     for (;;) {
-      if ((state.load(acquire) & box_ready) != 0) return collect(cid);
+      // Polled relaxed on the device, with one acquire fence once the box is ready (an acquire
+      // load is a fence each time).
+      if ((state.load(device_relaxed(acquire)) & box_ready) != 0) {
+#if BAM_DEVICE_CODE
+        cuda::atomic_thread_fence(acquire, Scope);
+#endif
+        return collect(cid);
+      }
       if (help_head()) continue;
       if (failed()) return give_up(cid, nvme::sc::host_queue_failed);
       if (deadline != ~std::uint64_t{0} && now_ns() >= deadline)
@@ -413,13 +420,14 @@ class queue_pair_ref {
     ref_t<std::uint32_t> marker(p_.tail_markers[slot]);
     marker.store(1, release);
 
-    // Until some tail-lock holder has moved the tail past our slot, try to be that holder.
+    // Until some tail-lock holder has moved the tail past our slot, try to be that holder. The
+    // holder's clear of our marker publishes nothing we read: a relaxed look is enough.
     backoff bo_tail;
-    while (marker.load(acquire) != 0) {
+    while (marker.load(device_relaxed(acquire)) != 0) {
       if (try_lock(p_.counters->tail_lock)) {
         move_tail();
         unlock(p_.counters->tail_lock);
-        if (marker.load(acquire) == 0) break;
+        if (marker.load(device_relaxed(acquire)) == 0) break;
       }
       if (help_head()) continue;  // a full SQ empties as completions are passed
       if (watch.expired(*this)) {
@@ -428,11 +436,19 @@ class queue_pair_ref {
       }
       bo_tail.pause();
     }
-    turn_counter.fetch_add(1, release);  // first of the slot's two increments for this pass
+    // First of the slot's two increments for this pass. The slot's next occupant waits for both,
+    // and what it needs (our entry fetched, our marker cleared) reaches it through the second, a
+    // release by the CQ-lock holder that passed our completion: this one may be relaxed (on the
+    // device; a relaxed read-modify-write continues the other's release sequence whichever
+    // comes first).
+    turn_counter.fetch_add(1, device_relaxed(release));
     return cmd.cid;
   }
 
   /// Tail-lock holder: moves the tail over consecutive marked slots and rings the doorbell once.
+  /// On the device the markers are read and cleared relaxed and one fence after the loop orders
+  /// the entries they publish before the tail and the doorbell (a release per slot cost one fence
+  /// each: docs/gpu-engine.md, "Fences").
   BAM_HD void move_tail() const {
     queue_counters& c = *p_.counters;
     std::uint64_t tail = ref_t<std::uint64_t>(c.sq_tail).load(relaxed);
@@ -446,13 +462,16 @@ class queue_pair_ref {
         if (tail - head >= p_.sq_entries - 1) break;
       }
       ref_t<std::uint32_t> marker(p_.tail_markers[slot]);
-      if (marker.load(acquire) == 0) break;
-      marker.store(0, release);
+      if (marker.load(device_relaxed(acquire)) == 0) break;
+      marker.store(0, device_relaxed(release));
       ++tail;
       if (++slot == p_.sq_entries) slot = 0;
     }
     if (tail != start) {
-      ref_t<std::uint64_t>(c.sq_tail).store(tail, release);
+#if BAM_DEVICE_CODE
+      cuda::atomic_thread_fence(acq_rel, Scope);  // the entries the markers published, first
+#endif
+      ref_t<std::uint64_t>(c.sq_tail).store(tail, device_relaxed(release));
       Doorbell::ring(p_.sq_doorbell, slot);
       ref_t<std::uint64_t>(c.sq_doorbell_writes).fetch_add(1, relaxed);
     }
@@ -473,7 +492,10 @@ class queue_pair_ref {
   /// If the entry at the head is posted and the CQ lock is free, moves the head (true: the
   /// caller may have something new to look at). One or two loads when there is nothing to do.
   BAM_HD bool help_head() const {
-    const std::uint64_t head = ref_t<std::uint64_t>(p_.counters->cq_head).load(acquire);
+    // Only a hint (the holder reads the head again under the lock): relaxed on the device, where
+    // every waiter's every poll comes here.
+    const std::uint64_t head =
+        ref_t<std::uint64_t>(p_.counters->cq_head).load(device_relaxed(acquire));
     const auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
     if (nvme::completion::dw3_phase(cq_ref(cqe_dw3(slot)).load(relaxed)) != phase_at(head))
       return false;
@@ -574,13 +596,15 @@ class queue_pair_ref {
     if (sqhd >= p_.sq_entries || advance > sq_tail - sq_head) {
       invalid = true;
     } else if (advance != 0) {
+      // On the device the release fence before the boxes' ready bits (above, after the last CQ
+      // entry was read) orders these too: one fence, not one per slot.
       for (std::uint32_t i = 0, s = old_slot; i < advance; ++i) {
-        ref_t<std::uint32_t>(p_.turn_counters[s]).fetch_add(1, release);
+        ref_t<std::uint32_t>(p_.turn_counters[s]).fetch_add(1, device_relaxed(release));
         if (++s == p_.sq_entries) s = 0;
       }
-      ref_t<std::uint64_t>(c.sq_head).store(sq_head + advance, release);
+      ref_t<std::uint64_t>(c.sq_head).store(sq_head + advance, device_relaxed(release));
     }
-    ref_t<std::uint64_t>(c.cq_head).store(head, release);
+    ref_t<std::uint64_t>(c.cq_head).store(head, device_relaxed(release));
     Doorbell::ring(p_.cq_doorbell, slot);
     ref_t<std::uint64_t>(c.cq_doorbell_writes).fetch_add(1, relaxed);
     if (late != 0) ref_t<std::uint64_t>(c.late_completions).fetch_add(late, relaxed);
