@@ -105,7 +105,13 @@ class queue_pair_ref {
   /// as a call it lost 10 % at 512 B (H200).
   BAM_HD BAM_NOINLINE nvme::completion submit_and_wait_outlined(nvme::command cmd,
                                                                 std::uint64_t timeout_ns) const {
-    return submit_and_wait(cmd, timeout_ns);
+    // Narrow batches: the wide ones' arrays would count in every calling kernel's registers
+    // (ptxas allocates a called function's registers in its callers).
+    const std::uint16_t cid = enqueue<narrow>(cmd, timeout_ns);
+    if (cid == no_cid) return failed_entry(cid, nvme::sc::host_queue_failed);
+    const nvme::completion c = await<narrow>(cid, timeout_ns);
+    leave();
+    return c;
   }
 
   /// First half of submit_and_wait: enqueues `cmd` (its cid field is overwritten) and returns
@@ -215,6 +221,16 @@ class queue_pair_ref {
   /// sc::host_timeout as a value device code may compare with (no reference to the host object).
   static constexpr nvme::status timeout_status{nvme::sc::host_timeout.sct,
                                                nvme::sc::host_timeout.sc};
+  /// How many SQ markers the tail-lock holder reads at once and how many CQ entries the CQ-lock
+  /// holder passes at once, their loads in flight together. Wide is the default; narrow is for
+  /// submit_and_wait_outlined, the slow path of kernels that keep their own state (the cache's
+  /// miss path), whose registers the wide arrays would raise (docs/gpu-engine.md, "Fences").
+  struct batches {
+    std::uint32_t tail, head;
+  };
+  static constexpr batches wide{16, 32};
+  static constexpr batches narrow{8, 8};
+
   /// GPU: sleep per pass that a waiting submitter is still behind (see enqueue).
   static constexpr std::uint32_t turn_sleep_per_pass_ns = 1000;
 
@@ -263,6 +279,7 @@ class queue_pair_ref {
 
   /// wait_for without the count: polls the box of `cid` until its completion, the deadline or
   /// the queue's failure.
+  template <batches B = wide>
   BAM_HD nvme::completion await(std::uint16_t cid, std::uint64_t timeout_ns) const {
     const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
     ref_t<std::uint32_t> state(p_.boxes[cid].state);
@@ -276,7 +293,7 @@ class queue_pair_ref {
 #endif
         return collect(cid);
       }
-      if (help_head()) continue;
+      if (help_head<B>()) continue;
       if (failed()) return give_up(cid, nvme::sc::host_queue_failed);
       if (deadline != ~std::uint64_t{0} && now_ns() >= deadline)
         return give_up(cid, nvme::sc::host_timeout);
@@ -332,6 +349,7 @@ class queue_pair_ref {
   /// before the ticket, from a shared cursor; past 2N threads every waiting thread spun on that
   /// cursor with two atomic read-modify-writes per try and a single queue fell from 0.7 M to
   /// 0.04 M IOPS at 64K threads.)
+  template <batches B>
   BAM_HD std::uint16_t acquire_cid(std::uint32_t preferred, stall_watch& watch) const {
     const std::uint32_t words = p_.cid_count / 32;
     backoff bo;
@@ -352,7 +370,7 @@ class queue_pair_ref {
         want = 0;
         if (++word == words) word = 0;
       }
-      if (help_head()) continue;  // every ID in use: completions free them
+      if (help_head<B>()) continue;  // every ID in use: completions free them
       if (watch.expired(*this)) return no_cid;
       bo.pause();
     }
@@ -378,6 +396,7 @@ class queue_pair_ref {
   /// the tail past it. Returns the command ID, or no_cid when the queue failed before the entry
   /// was written (after that, the ID: its wait reports the failure). The caller is counted as a
   /// user from here until the wait for the ID returns (not at all for no_cid).
+  template <batches B = wide>
   BAM_HD std::uint16_t enqueue(nvme::command& cmd, std::uint64_t timeout_ns) const {
     if (!enter()) return no_cid;
     const std::uint64_t ticket = ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
@@ -406,11 +425,11 @@ class queue_pair_ref {
       }
 #endif
       // Next in line: the slot frees when the controller's fetch of it is seen in a completion.
-      if (help_head()) continue;
+      if (help_head<B>()) continue;
       bo.pause();
     }
 
-    cmd.cid = acquire_cid(static_cast<std::uint32_t>(ticket % p_.cid_count), watch);
+    cmd.cid = acquire_cid<B>(static_cast<std::uint32_t>(ticket % p_.cid_count), watch);
     if (cmd.cid == no_cid) {
       fail();
       leave();
@@ -425,11 +444,11 @@ class queue_pair_ref {
     backoff bo_tail;
     while (marker.load(device_relaxed(acquire)) != 0) {
       if (try_lock(p_.counters->tail_lock)) {
-        move_tail();
+        move_tail<B.tail>();
         unlock(p_.counters->tail_lock);
         if (marker.load(device_relaxed(acquire)) == 0) break;
       }
-      if (help_head()) continue;  // a full SQ empties as completions are passed
+      if (help_head<B>()) continue;  // a full SQ empties as completions are passed
       if (watch.expired(*this)) {
         fail();  // the entry may still go out: its wait reports the failure, ID abandoned
         return cmd.cid;
@@ -446,9 +465,12 @@ class queue_pair_ref {
   }
 
   /// Tail-lock holder: moves the tail over consecutive marked slots and rings the doorbell once.
-  /// On the device the markers are read and cleared relaxed and one fence after the loop orders
-  /// the entries they publish before the tail and the doorbell (a release per slot cost one fence
-  /// each: docs/gpu-engine.md, "Fences").
+  /// Markers are read `batch` at a time (`batches`), their loads in flight together: one after
+  /// another, a dependent load per slot, held one queue pair to 0.6 M commands/s. On the device
+  /// they are read and cleared relaxed and one fence after the loop orders the entries they
+  /// publish before the tail and the doorbell (a release per slot cost one fence each). Both:
+  /// docs/gpu-engine.md, "Fences".
+  template <std::uint32_t batch>
   BAM_HD void move_tail() const {
     queue_counters& c = *p_.counters;
     std::uint64_t tail = ref_t<std::uint64_t>(c.sq_tail).load(relaxed);
@@ -457,15 +479,28 @@ class queue_pair_ref {
     std::uint32_t slot = static_cast<std::uint32_t>(tail % p_.sq_entries);
     for (;;) {
       // A full SQ holds N-1 entries: tail == head would read as empty to the controller.
-      if (tail - head >= p_.sq_entries - 1) {
+      std::uint64_t room = p_.sq_entries - 1 - (tail - head);
+      if (room == 0) {
         head = ref_t<std::uint64_t>(c.sq_head).load(acquire);
-        if (tail - head >= p_.sq_entries - 1) break;
+        room = p_.sq_entries - 1 - (tail - head);
+        if (room == 0) break;
       }
-      ref_t<std::uint32_t> marker(p_.tail_markers[slot]);
-      if (marker.load(device_relaxed(acquire)) == 0) break;
-      marker.store(0, device_relaxed(release));
-      ++tail;
-      if (++slot == p_.sq_entries) slot = 0;
+      const std::uint32_t want = room < batch ? static_cast<std::uint32_t>(room) : batch;
+      std::uint32_t marked[batch];
+      for (std::uint32_t k = 0, s = slot; k < batch; ++k) {
+        marked[k] =
+            k < want ? ref_t<std::uint32_t>(p_.tail_markers[s]).load(device_relaxed(acquire)) : 0;
+        if (++s == p_.sq_entries) s = 0;
+      }
+      std::uint32_t n = 0;
+      while (n < want && marked[n] != 0)
+        ++n;
+      for (std::uint32_t k = 0; k < n; ++k) {
+        ref_t<std::uint32_t>(p_.tail_markers[slot]).store(0, device_relaxed(release));
+        if (++slot == p_.sq_entries) slot = 0;
+      }
+      tail += n;
+      if (n < want) break;
     }
     if (tail != start) {
 #if BAM_DEVICE_CODE
@@ -491,6 +526,7 @@ class queue_pair_ref {
 
   /// If the entry at the head is posted and the CQ lock is free, moves the head (true: the
   /// caller may have something new to look at). One or two loads when there is nothing to do.
+  template <batches B = wide>
   BAM_HD bool help_head() const {
     // Only a hint (the holder reads the head again under the lock): relaxed on the device, where
     // every waiter's every poll comes here.
@@ -500,7 +536,7 @@ class queue_pair_ref {
     if (nvme::completion::dw3_phase(cq_ref(cqe_dw3(slot)).load(relaxed)) != phase_at(head))
       return false;
     if (!try_lock(p_.counters->cq_lock)) return false;
-    move_head();
+    move_head<B.head>();
     unlock(p_.counters->cq_lock);
     return true;
   }
@@ -511,8 +547,8 @@ class queue_pair_ref {
   /// and box updates in flight together: one entry after another, each waiting for its own
   /// read-modify-write, held a GPU queue to a third of what it carries this way (H100, 512 B,
   /// 128 queues: 34 M against 77 M completions/s).
+  template <std::uint32_t batch>
   BAM_HD void move_head() const {
-    constexpr std::uint32_t batch = 8;
     queue_counters& c = *p_.counters;
     const std::uint64_t start = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
     const std::uint64_t limit = start + p_.cq_entries - 1;  // a full CQ holds N-1 entries
