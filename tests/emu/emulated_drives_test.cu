@@ -711,6 +711,78 @@ TEST(GpuTimingModel, ALatencyOnlyDriveCompletesNoSoonerThanItsLatency) {
   CUDA_OK(cudaFree(lat));
 }
 
+// ---- arbitration ------------------------------------------------------------------------------
+
+/// One thread plays the host of two queues served by the same engine warp: it writes `backlog`
+/// reads into queue 0's SQ and one into queue 1's, rings queue 0's doorbell, then queue 1's,
+/// waits for queue 1's completion and counts queue 0's completions posted by then (`before`);
+/// then waits for all of them.
+__global__ void arbitration_kernel(drives_ref v, std::byte* buf, std::uint32_t backlog,
+                                   std::uint32_t* before) {
+  const bam::queue_pointers q0 = v.queue(0, 0).pointers(), q1 = v.queue(0, 1).pointers();
+  const nvme::prp_pair prp{reinterpret_cast<std::uintptr_t>(buf), 0};
+  for (std::uint32_t i = 0; i < backlog; ++i) {
+    q0.sq[i] = nvme::read(1, i, 1, prp);
+    q0.sq[i].cid = static_cast<std::uint16_t>(i);
+  }
+  q1.sq[0] = nvme::read(1, 0, 1, prp);
+  bam::device_doorbell::ring(q0.sq_doorbell, backlog);  // release: the entries first
+  bam::device_doorbell::ring(q1.sq_doorbell, 1);
+  auto posted = [](const bam::queue_pointers& q, std::uint32_t slot) {
+    auto* w = reinterpret_cast<std::uint32_t*>(q.cq + slot);
+    return nvme::completion::dw3_phase(
+        bam::device_atomic_ref<std::uint32_t>(w[nvme::completion_dw3_index]).load(bam::acquire));
+  };
+  while (!posted(q1, 0)) {
+  }
+  std::uint32_t n = 0;
+  for (std::uint32_t i = 0; i < backlog; ++i)
+    n += posted(q0, i) ? 1 : 0;
+  *before = n;
+  for (std::uint32_t i = 0; i < backlog; ++i)
+    while (!posted(q0, i)) {
+    }
+}
+
+TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  // One engine warp serves both queues (lanes 0 and 1); a null drive completes at fetch. Queue 0
+  // has 1000 entries waiting when queue 1's one arrives: taken in round robin, queue 1's is in
+  // the first two turns that see it (32 entries a turn). With lane 0 first at every turn, it
+  // waited until queue 0's SQ was empty (before = 1000).
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 12;
+  dc.model = bam::emu::timing_preset("null");
+  cfg.drives = {dc};
+  cfg.queues_per_drive = 2;
+  cfg.queue_entries = 1024;
+  cfg.engine_blocks = 1;
+  cfg.engine_warps_per_block = 1;
+  constexpr std::uint32_t backlog = 1000;
+  std::byte* buf = nullptr;
+  std::uint32_t* before = nullptr;
+  CUDA_OK(cudaMalloc(&buf, 4096));
+  CUDA_OK(cudaMallocManaged(&before, sizeof(std::uint32_t)));
+  *before = ~0u;
+  CUDA_OK(bam::preload_kernel(arbitration_kernel));
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  arbitration_kernel<<<1, 1, 0, s>>>(drives.ref(), buf, backlog, before);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+  EXPECT_EQ(drives.stats()[0].completed, backlog + 1);
+  // Queue 0's doorbell may be seen a turn or two before queue 1's: a few turns of 32.
+  EXPECT_LT(*before, 4u * 32u) << "queue 1's command waited behind queue 0's backlog";
+  std::printf("queue 0 completions before queue 1's: %u of %u\n", *before, backlog);
+  CUDA_OK(cudaFree(buf));
+  CUDA_OK(cudaFree(before));
+}
+
 // ---- PRPs, statuses, null drives -------------------------------------------------------------
 
 struct prp_case_result {

@@ -165,7 +165,9 @@ struct warp_state {
   std::uint64_t cq_tail;       ///< virtual
   std::uint32_t cq_head_slot;  ///< from the CQ head doorbell
   engine_queue_stats st;
-  std::uint32_t parked;  ///< pending slots in use (warp-uniform)
+  std::uint32_t parked;   ///< pending slots in use (warp-uniform)
+  std::uint32_t serving;  ///< lanes 0 .. serving-1 have a queue (warp-uniform)
+  std::uint32_t lead;     ///< the lane whose queue is taken from first next turn (warp-uniform)
 };
 
 /// The entries a turn takes: `take` from this lane's own queue, the first of them at index `excl`
@@ -224,6 +226,8 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   w.cq_head_slot = 0;
   w.st = engine_queue_stats{0, 0, 0, 0};
   w.parked = 0;
+  w.serving = static_cast<std::uint32_t>(__popc(__ballot_sync(full, w.have)));
+  w.lead = 0;
 
   __syncwarp();
   if (w.lane == 0) atomicAdd(p.started, 1u);
@@ -253,17 +257,30 @@ __device__ __forceinline__ std::uint32_t new_entries(const engine_params& p, con
   return avail;
 }
 
-/// Up to 32 entries over the warp's queues, no more than the pending table has free slots for
-/// (an inclusive scan over the lanes).
-__device__ __forceinline__ claim claim_entries(const engine_params& p, const warp_state& w) {
+/// Up to 32 entries over the warp's queues, no more than the pending table has free slots for,
+/// in round-robin order over the queues (NVMe's default arbitration): the queue taken from first
+/// moves on by one lane every turn that takes anything, and each later one takes what is left
+/// (an inclusive scan over the lanes in that order). With lane 0 always first, one queue whose
+/// SQ held 32 entries at every turn kept the other queues of its warp waiting.
+__device__ __forceinline__ claim claim_entries(const engine_params& p, warp_state& w) {
   const std::uint32_t avail = new_entries(p, w);
   const std::uint32_t room = pending_per_warp - w.parked;
   const std::uint32_t cap = room < 32 ? room : 32;
   std::uint32_t take = avail < 32 ? avail : 32;
-  const std::uint32_t incl = inclusive_sum(take, w.lane);
+  // Lanes 0 .. n-1 serve queues; this turn's order starts at lane `lead`: position i is lane
+  // (lead + i) mod n (lanes without a queue keep their place and take nothing). Lane x reads the
+  // take of position x, and its own prefix at its position.
+  const auto lane = static_cast<std::uint32_t>(w.lane);
+  const std::uint32_t n = w.serving, lead = w.lead;
+  const std::uint32_t at_pos = lane < n ? (lane + lead < n ? lane + lead : lane + lead - n) : lane;
+  const std::uint32_t pos = lane < n ? (lane >= lead ? lane - lead : lane + n - lead) : lane;
+  const std::uint32_t incl_at_pos =
+      inclusive_sum(shfl(take, static_cast<int>(at_pos)), w.lane);  // over positions
+  const std::uint32_t incl = shfl(incl_at_pos, static_cast<int>(pos));
   const std::uint32_t excl = incl - take;
   take = excl >= cap ? 0 : (take < cap - excl ? take : cap - excl);
-  const std::uint32_t all = shfl(incl, 31);
+  const std::uint32_t all = shfl(incl_at_pos, 31);
+  if (all != 0 && n > 1) w.lead = lead + 1 == n ? 0 : lead + 1;
   return {take, excl, all < cap ? all : cap};
 }
 
