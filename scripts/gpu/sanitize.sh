@@ -6,7 +6,10 @@
 # in host_controller_gpu_test's small case, where GPU threads drive queues that the host
 # emulated controller serves (one kernel), and the engine's command processor in
 # emu_processor_gpu_test. A tool passes when it reports 0 errors and the tests pass.
+# TOOLS="memcheck ..." and NAMES="binary ...": only these tools and test binaries.
 set -u
+TOOLS=${TOOLS:-memcheck racecheck synccheck initcheck}
+NAMES=${NAMES:-}
 BIN=${BIN:-$(dirname "$0")}
 OUT=${OUT:-out}
 CS=${CS:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
@@ -14,6 +17,7 @@ mkdir -p "$OUT"
 status=0
 run() {
   local tool=$1 name=$2 filter=$3
+  [ -z "$NAMES" ] || [[ " $NAMES " == *" $name "* ]] || return 0
   local log="$OUT/sanitize-$tool-$name.log"
   timeout 300 "$CS" --tool "$tool" --error-exitcode 99 "$BIN/$name" --gtest_filter="$filter" \
     > "$log" 2>&1
@@ -22,7 +26,7 @@ run() {
   [ $rc -eq 0 ] || status=1
 }
 "$CS" --version | head -2
-for tool in memcheck racecheck synccheck initcheck; do
+for tool in $TOOLS; do
   run "$tool" host_controller_gpu_test 'HostControllerGpu.SanitizerCase*'
   run "$tool" emu_processor_gpu_test '*'
   run "$tool" nvme_gpu_test '*'
