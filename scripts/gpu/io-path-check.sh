@@ -12,7 +12,8 @@
 #   scripts/gpu/io-path-check.sh --stage DIR OLD_BUILD_DIR   (OLD_BUILD_DIR: a build tree of the
 #   commit before the change, with nvm-block-bench and cache-bench built)
 # Run on the GPU machine: BIN=DIR OUT=out [BUDGET=300] [PHASES="tests table points sanitize"]
-#   [POINTS="..."] scripts/gpu/io-path-check.sh
+#   [REG_POINTS="..."] [TABLE_POINTS="..."] scripts/gpu/io-path-check.sh   (the points of each
+#   phase: regression-points.sh's and io-path-table.sh's names; default: theirs below, all)
 # A phase starts only when at least its estimate (H200) is left of BUDGET seconds; a skipped one
 # says so. Logs go to $OUT/check/ and are packed into $OUT/io-path-check.tgz (the device tool
 # returns 8 files at most); $OUT/summary.txt has every phase's lines. Exit status 1 when
@@ -22,6 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 TEST_NAMES="emulated_drives_test nbb_gpu_test host_controller_gpu_test queue_outstanding_gpu_test
   cache_gpu_test cache_bench_gpu_test gpu_context_test"
 if [ "${1:-}" = --stage ]; then
+  [ $# -eq 3 ] || { echo "usage: $0 --stage DIR OLD_BUILD_DIR" >&2; exit 2; }
   dir=$2 old=$3 build=${BUILD:-build/default}
   mkdir -p "$dir/new" "$dir/old"
   for t in $TEST_NAMES; do
@@ -41,7 +43,7 @@ if [ "${1:-}" = --stage ]; then
 fi
 : "${BIN:?staged folder}" "${OUT:=out}" "${BUDGET:=300}"
 : "${PHASES:=tests table points sanitize}"
-: "${POINTS:=nbb_null_512 nbb_ideal_512 cb_miss_optane nbb_optane4_512}"
+: "${REG_POINTS:=nbb_null_512 nbb_ideal_512 cb_miss_optane nbb_optane4_512}"
 log=$OUT/check
 mkdir -p "$log"
 export CUDA_MODULE_LOADING=EAGER
@@ -67,9 +69,9 @@ phase() {
 }
 phase tests 60 env TESTS="$TEST_NAMES" BIN="$BIN/new" OUT="$log/tests" TEST_TIMEOUT=60 \
   "$here/run-gpu-tests.sh"
-phase table 170 env BIN="$BIN/new" OUT="$log/table" bash -c \
+phase table 170 env BIN="$BIN/new" OUT="$log/table" POINTS="${TABLE_POINTS:-}" bash -c \
   'PROTOCOL=hardware "$0"; a=$?; PROTOCOL=emulator "$0" && exit $a' "$here/io-path-table.sh"
-phase points 40 env OLD="$BIN/old" NEW="$BIN/new" OUT="$log/points" ROUNDS=1 POINTS="$POINTS" \
+phase points 40 env OLD="$BIN/old" NEW="$BIN/new" OUT="$log/points" ROUNDS=1 POINTS="$REG_POINTS" \
   "$here/regression-points.sh"
 phase sanitize 25 env TOOLS="${TOOLS:-memcheck}" \
   NAMES="host_controller_gpu_test queue_outstanding_gpu_test cache_gpu_test" BIN="$BIN/new" \

@@ -5,7 +5,8 @@
 # `cmake --build --preset default`); run on the GPU machine with
 # `BIN=DIR OUT=out scripts/gpu/run-gpu-tests.sh`. One "== test rc=N" line per test, the gtest
 # summary under it, full logs in $OUT (TEST_TIMEOUT: seconds per test binary, default 600). Exit
-# status 1 when any test failed. TESTS="a b ...": only these binaries (staging and running).
+# status 1 when any test failed. TESTS="a b ...": only these test binaries (staging, which
+# takes the tools too, and running).
 set -u
 : "${TESTS:=emulated_drives_test host_controller_gpu_test gpu_queues_test emu_processor_gpu_test
        nvme_gpu_test cache_gpu_test cache_bench_gpu_test nbb_gpu_test gpu_context_test

@@ -224,7 +224,8 @@ class queue_pair_ref {
   /// How many SQ markers the tail-lock holder reads at once and how many CQ entries the CQ-lock
   /// holder passes at once, their loads in flight together. Wide is the default; narrow is for
   /// submit_and_wait_outlined, the slow path of kernels that keep their own state (the cache's
-  /// miss path), whose registers the wide arrays would raise (docs/gpu-engine.md, "Fences").
+  /// miss path), whose registers the wide arrays would raise (docs/gpu-engine.md, "Batched
+  /// holders").
   struct batches {
     std::uint32_t tail, head;
   };
@@ -465,13 +466,14 @@ class queue_pair_ref {
   }
 
   /// Tail-lock holder: moves the tail over consecutive marked slots and rings the doorbell once.
-  /// Markers are read `batch` at a time (`batches`), their loads in flight together: one after
-  /// another, a dependent load per slot, held one queue pair to 0.6 M commands/s. On the device
-  /// they are read and cleared relaxed and one fence after the loop orders the entries they
-  /// publish before the tail and the doorbell (a release per slot cost one fence each). Both:
-  /// docs/gpu-engine.md, "Fences".
-  template <std::uint32_t batch>
+  /// Markers are read `Batch` at a time (`batches`), their loads in flight together: one after
+  /// another, a dependent load per slot, held one queue pair's tail to about 2-3 M slots/s
+  /// (docs/gpu-engine.md, "Batched holders"). On the device they are read and cleared relaxed and
+  /// one fence after the loop orders the entries they publish before the tail and the doorbell (a
+  /// release per slot cost one fence each: "Fences").
+  template <std::uint32_t Batch>
   BAM_HD void move_tail() const {
+    static_assert(Batch > 0);
     queue_counters& c = *p_.counters;
     std::uint64_t tail = ref_t<std::uint64_t>(c.sq_tail).load(relaxed);
     std::uint64_t head = ref_t<std::uint64_t>(c.sq_head).load(acquire);
@@ -479,15 +481,14 @@ class queue_pair_ref {
     std::uint32_t slot = static_cast<std::uint32_t>(tail % p_.sq_entries);
     for (;;) {
       // A full SQ holds N-1 entries: tail == head would read as empty to the controller.
-      std::uint64_t room = p_.sq_entries - 1 - (tail - head);
-      if (room == 0) {
+      if (tail - head >= p_.sq_entries - 1) {
         head = ref_t<std::uint64_t>(c.sq_head).load(acquire);
-        room = p_.sq_entries - 1 - (tail - head);
-        if (room == 0) break;
+        if (tail - head >= p_.sq_entries - 1) break;
       }
-      const std::uint32_t want = room < batch ? static_cast<std::uint32_t>(room) : batch;
-      std::uint32_t marked[batch];
-      for (std::uint32_t k = 0, s = slot; k < batch; ++k) {
+      const std::uint64_t room = p_.sq_entries - 1 - (tail - head);
+      const std::uint32_t want = room < Batch ? static_cast<std::uint32_t>(room) : Batch;
+      std::uint32_t marked[Batch];
+      for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
         marked[k] =
             k < want ? ref_t<std::uint32_t>(p_.tail_markers[s]).load(device_relaxed(acquire)) : 0;
         if (++s == p_.sq_entries) s = 0;
@@ -543,12 +544,13 @@ class queue_pair_ref {
 
   /// CQ-lock holder: moves the head over every posted entry, leaving each in its ID's box (or,
   /// for an ID whose waiter gave up, freeing the ID), advances the SQ head to the last entry's
-  /// SQHD and rings the CQ doorbell once. Entries are handled `batch` at a time, with their loads
+  /// SQHD and rings the CQ doorbell once. Entries are handled `Batch` at a time, with their loads
   /// and box updates in flight together: one entry after another, each waiting for its own
   /// read-modify-write, held a GPU queue to a third of what it carries this way (H100, 512 B,
   /// 128 queues: 34 M against 77 M completions/s).
-  template <std::uint32_t batch>
+  template <std::uint32_t Batch>
   BAM_HD void move_head() const {
+    static_assert(Batch > 0);
     queue_counters& c = *p_.counters;
     const std::uint64_t start = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
     const std::uint64_t limit = start + p_.cq_entries - 1;  // a full CQ holds N-1 entries
@@ -559,8 +561,8 @@ class queue_pair_ref {
     // Read under the CQ lock, which set_owner_reclaims takes to switch it.
     const bool owner_reclaims = ref_t<std::uint32_t>(c.owner_reclaims).load(relaxed) != 0;
     for (;;) {
-      std::uint32_t dw3[batch];
-      for (std::uint32_t k = 0, s = slot; k < batch; ++k) {
+      std::uint32_t dw3[Batch];
+      for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
 #if BAM_DEVICE_CODE
         dw3[k] = cq_ref(cqe_dw3(s)).load(relaxed);
 #else  // host: acquire loads cost nothing extra on x86, and ThreadSanitizer understands them
@@ -569,14 +571,14 @@ class queue_pair_ref {
         if (++s == p_.cq_entries) s = 0;
       }
       std::uint32_t n = 0;
-      while (n < batch && head + n < limit &&
+      while (n < Batch && head + n < limit &&
              nvme::completion::dw3_phase(dw3[n]) == phase_at(head + n))
         ++n;
       if (n == 0) break;
 #if BAM_DEVICE_CODE
       cuda::atomic_thread_fence(acquire, Doorbell::scope);  // the entries after their DW3
 #endif
-      bool ok[batch];
+      bool ok[Batch];
       for (std::uint32_t k = 0, s = slot; k < n; ++k) {
         const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k]);
         // An ID not in flight: nobody waits for it, and there is nothing to free.
@@ -590,7 +592,7 @@ class queue_pair_ref {
         if (k + 1 == n) sqhd = p_.cq[s].sqhd;
         if (++s == p_.cq_entries) s = 0;
       }
-      std::uint32_t old[batch] = {};
+      std::uint32_t old[Batch] = {};
 #if BAM_DEVICE_CODE
       cuda::atomic_thread_fence(release, Scope);  // the boxes before their ready bits
       for (std::uint32_t k = 0; k < n; ++k)
@@ -618,7 +620,7 @@ class queue_pair_ref {
       }
       head += n;
       slot = static_cast<std::uint32_t>(head % p_.cq_entries);
-      if (n < batch) break;
+      if (n < Batch) break;
     }
     if (head == start) return;
 

@@ -3,7 +3,8 @@
 // Warp w of W owns queues w, w + W, w + 2W, ... (at most 32: lane j holds queue w + j*W's
 // controller state in registers, `warp_state`). Each turn of its loop (`engine_kernel`) a warp
 //   claim_entries     reads the SQ tail doorbells of its queues (one lane each) and takes up to 32
-//                     new entries, no more than it has free pending slots;
+//                     new entries, no more than it has free pending slots, the queues in turn
+//                     (the first moves on by one every turn);
 //   1. fetch_batch    one lane per entry: fetch, fault decision, emu::process_nvm (the processor
 //                     shared with the host engine) with a DMA policy that only records what to
 //                     move;
@@ -258,10 +259,10 @@ __device__ __forceinline__ std::uint32_t new_entries(const engine_params& p, con
 }
 
 /// Up to 32 entries over the warp's queues, no more than the pending table has free slots for,
-/// in round-robin order over the queues (NVMe's default arbitration): the queue taken from first
-/// moves on by one lane every turn that takes anything, and each later one takes what is left
-/// (an inclusive scan over the lanes in that order). With lane 0 always first, one queue whose
-/// SQ held 32 entries at every turn kept the other queues of its warp waiting.
+/// the queues in turn (a rotating priority, like NVMe's round-robin arbitration): the queue taken
+/// from first moves on by one lane every turn that takes anything, and each later one takes what
+/// is left (an inclusive scan over the lanes in that order). With lane 0 always first, one queue
+/// whose SQ held 32 entries at every turn could keep the other queues of its warp waiting.
 __device__ __forceinline__ claim claim_entries(const engine_params& p, warp_state& w) {
   const std::uint32_t avail = new_entries(p, w);
   const std::uint32_t room = pending_per_warp - w.parked;
@@ -280,7 +281,7 @@ __device__ __forceinline__ claim claim_entries(const engine_params& p, warp_stat
   const std::uint32_t excl = incl - take;
   take = excl >= cap ? 0 : (take < cap - excl ? take : cap - excl);
   const std::uint32_t all = shfl(incl_at_pos, 31);
-  if (all != 0 && n > 1) w.lead = lead + 1 == n ? 0 : lead + 1;
+  if (all != 0 && cap != 0 && n > 1) w.lead = lead + 1 == n ? 0 : lead + 1;  // took something
   return {take, excl, all < cap ? all : cap};
 }
 
