@@ -24,20 +24,12 @@ TEST_NAMES="emulated_drives_test nbb_gpu_test host_controller_gpu_test queue_out
   cache_gpu_test cache_bench_gpu_test gpu_context_test"
 if [ "${1:-}" = --stage ]; then
   [ $# -eq 3 ] || { echo "usage: $0 --stage DIR OLD_BUILD_DIR" >&2; exit 2; }
-  dir=$2 old=$3 build=${BUILD:-build/default}
-  mkdir -p "$dir/new" "$dir/old"
-  for t in $TEST_NAMES; do
-    f=$(find "$build/tests" -name "$t" -type f -perm -u+x | head -n 1)
-    [ -n "$f" ] || { echo "not built: $t" >&2; exit 1; }
-    strip -o "$dir/new/$t" "$f"
-  done
+  dir=$2 old=$3
+  TESTS=$TEST_NAMES "$here/run-gpu-tests.sh" --stage "$dir/new" || exit 1  # and the tools
+  mkdir -p "$dir/old"
   for t in nvm-block-bench cache-bench; do
-    for b in new old; do
-      f=$build/tools/$t/$t
-      [ $b = old ] && f=$old/tools/$t/$t
-      [ -x "$f" ] || { echo "not built: $f" >&2; exit 1; }
-      strip -o "$dir/$b/$t" "$f"
-    done
+    [ -x "$old/tools/$t/$t" ] || { echo "not built: $old/tools/$t/$t" >&2; exit 1; }
+    strip -o "$dir/old/$t" "$old/tools/$t/$t"
   done
   exit 0
 fi

@@ -107,11 +107,7 @@ class queue_pair_ref {
                                                                 std::uint64_t timeout_ns) const {
     // Narrow batches: the wide ones' arrays would count in every calling kernel's registers
     // (ptxas allocates a called function's registers in its callers).
-    const std::uint16_t cid = enqueue<narrow>(cmd, timeout_ns);
-    if (cid == no_cid) return failed_entry(cid, nvme::sc::host_queue_failed);
-    const nvme::completion c = await<narrow>(cid, timeout_ns);
-    leave();
-    return c;
+    return finish<narrow>(enqueue<narrow>(cmd, timeout_ns), timeout_ns);
   }
 
   /// First half of submit_and_wait: enqueues `cmd` (its cid field is overwritten) and returns
@@ -127,10 +123,7 @@ class queue_pair_ref {
   /// Second half with a timeout (0: wait forever); see the class comment for what happens to
   /// the command ID of a command that timed out.
   BAM_HD nvme::completion wait_for(std::uint16_t cid, std::uint64_t timeout_ns) const {
-    if (cid == no_cid) return failed_entry(cid, nvme::sc::host_queue_failed);
-    const nvme::completion c = await(cid, timeout_ns);
-    leave();  // the ID is this thread's no more (collected, or abandoned)
-    return c;
+    return finish<wide>(cid, timeout_ns);
   }
 
   /// Gives up on `cid` without waiting (e.g. its caller unwinds between submit and wait): its
@@ -276,6 +269,15 @@ class queue_pair_ref {
 #if !BAM_DEVICE_CODE
     ref_t<std::uint32_t>(p_.counters->users).fetch_sub(1, release);
 #endif
+  }
+
+  /// wait_for with the holders' batches `B`.
+  template <batches B>
+  BAM_HD nvme::completion finish(std::uint16_t cid, std::uint64_t timeout_ns) const {
+    if (cid == no_cid) return failed_entry(cid, nvme::sc::host_queue_failed);
+    const nvme::completion c = await<B>(cid, timeout_ns);
+    leave();  // the ID is this thread's no more (collected, or abandoned)
+    return c;
   }
 
   /// wait_for without the count: polls the box of `cid` until its completion, the deadline or
