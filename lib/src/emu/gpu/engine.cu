@@ -21,6 +21,7 @@
 // __forceinline__: the kernel is one function after inlining, as when it was written as one
 // (registers, stack and instruction count are compared in the commit that split it).
 #include <cuda/atomic>
+#include <cuda_pipeline.h>
 
 #include "bam/detail/clock.hpp"
 #include "bam/emu/nvm_processor.hpp"
@@ -158,6 +159,7 @@ struct warp_state {
   /// is also in its queue's held table (a delayed command, recovery on), with token tokens[s]
   std::uint32_t* held_rows;
   std::uint32_t* tokens;  ///< [pending_per_warp]
+  uint4* stage;           ///< [32 * copy_depth] data-movement staging (move_data)
   std::uint32_t q;        ///< this lane's queue: warp + lane * total_warps
   bool have;              ///< q < n_queues
   engine_queue Q;
@@ -195,12 +197,14 @@ struct batch {
 
 /// Lays out the warp's pending table, loads the lane's queue, and counts the warp as started.
 __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
-  extern __shared__ std::uint64_t shared[];
+  extern __shared__ __align__(16) std::uint64_t shared[];
   warp_state w;
   w.lane = static_cast<int>(threadIdx.x % 32);
   const std::uint32_t warp_in_block = threadIdx.x / 32;
   const std::uint32_t warps_per_block = blockDim.x / 32;
-  const std::uint32_t warp = blockIdx.x * warps_per_block + warp_in_block;
+  // Warps are numbered across the blocks first (warp w: block w % blocks), so that the first
+  // queues, which every configuration has, are spread over all the engine's SMs.
+  const std::uint32_t warp = warp_in_block * gridDim.x + blockIdx.x;
 
   w.due = shared + warp_in_block * pending_per_warp;
   w.info = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
@@ -212,6 +216,9 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   w.tokens = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
              warps_per_block * (pending_per_warp + 32 + pending_per_warp / 32) +
              warp_in_block * pending_per_warp;
+  w.stage = reinterpret_cast<uint4*>(reinterpret_cast<std::byte*>(shared) +
+                                     warps_per_block * engine_table_bytes_per_warp) +
+            warp_in_block * (32 * copy_depth);
   for (std::uint32_t i = w.lane; i < pending_per_warp; i += 32)
     w.due[i] = empty_slot;
   w.add[w.lane] = 0;
@@ -410,39 +417,47 @@ __device__ __forceinline__ void book_time(const engine_params& p, const warp_sta
     b.when = (b.when == 0 ? bam::now_ns() : b.when) + D->faults.delay_ns;
 }
 
+/// Lane of the command that holds chunk g of the batch's concatenated pieces: the first lane
+/// whose inclusive chunk count `cincl` exceeds g (a binary search over the lanes by shuffle).
+__device__ __forceinline__ int chunk_owner(std::uint32_t cincl, std::uint32_t g) {
+  int lo = 0;
+#pragma unroll
+  for (int step = 16; step > 0; step >>= 1)
+    if (__shfl_sync(full, cincl, lo + step - 1) <= g) lo += step;
+  return lo;
+}
+
 /// The batch's single-piece commands: one 16-byte-aligned piece each (a buffer within one memory
 /// page, the usual case); all lanes copy chunk g of the concatenated pieces, g = lane, lane + 32...
+/// Each lane keeps copy_depth 16-byte loads in flight as asynchronous copies (cp.async.cg: cached
+/// in L2 only, as the plain loads were) into its slots of the warp's staging area, so no registers
+/// are held while they fly, then stores them; each pass finds a chunk's command again by
+/// shuffle. A lane reads back only its own slots: waiting for its own copies is enough.
 __device__ __forceinline__ void copy_single_pieces(const warp_state& w, const batch& b, bool fast) {
   const int lane = w.lane;
   std::uint32_t chunks = fast ? static_cast<std::uint32_t>(b.rec.n / 16) : 0;
   const std::uint32_t cincl = inclusive_sum(chunks, lane);
+  const std::uint32_t cexcl = cincl - chunks;
   const std::uint32_t all_chunks = shfl(cincl, 31);
-  constexpr int unroll = 4;
-  for (std::uint32_t base = 0; base < all_chunks; base += 32 * unroll) {
-    uint4 v[unroll];
-    uint4* dst[unroll];
+  for (std::uint32_t base = 0; base < all_chunks; base += 32 * copy_depth) {
 #pragma unroll
-    for (int u = 0; u < unroll; ++u) {
+    for (std::uint32_t u = 0; u < copy_depth; ++u) {
       const std::uint32_t g = base + 32 * u + lane;
-      // Owner command: the first lane whose inclusive chunk count exceeds g.
-      int lo = 0;
-#pragma unroll
-      for (int step = 16; step > 0; step >>= 1) {
-        const std::uint32_t v_at = __shfl_sync(full, cincl, lo + step - 1);
-        if (v_at <= g) lo += step;
-      }
-      const std::uint32_t start = __shfl_sync(full, cincl - chunks, lo);
-      auto* const d_base = reinterpret_cast<uint4*>(shfl_ptr(b.rec.dst, lo));
+      const int lo = chunk_owner(cincl, g);
+      const std::uint32_t start = __shfl_sync(full, cexcl, lo);
       const auto* const s_base = reinterpret_cast<const uint4*>(shfl_ptr(b.rec.src, lo));
-      dst[u] = nullptr;
-      if (g < all_chunks) {
-        dst[u] = d_base + (g - start);
-        v[u] = __ldcg(s_base + (g - start));
-      }
+      if (g < all_chunks) __pipeline_memcpy_async(w.stage + 32 * u + lane, s_base + (g - start), 16);
     }
+    __pipeline_commit();
+    __pipeline_wait_prior(0);
 #pragma unroll
-    for (int u = 0; u < unroll; ++u)
-      if (dst[u] != nullptr) __stcg(dst[u], v[u]);
+    for (std::uint32_t u = 0; u < copy_depth; ++u) {
+      const std::uint32_t g = base + 32 * u + lane;
+      const int lo = chunk_owner(cincl, g);
+      const std::uint32_t start = __shfl_sync(full, cexcl, lo);
+      auto* const d_base = reinterpret_cast<uint4*>(shfl_ptr(b.rec.dst, lo));
+      if (g < all_chunks) __stcg(d_base + (g - start), w.stage[32 * u + lane]);
+    }
   }
 }
 
