@@ -20,8 +20,8 @@
 // Ordering and throttling come from the due times; no thread sleeps for a command. The steps are
 // __forceinline__: the kernel is one function after inlining, as when it was written as one
 // (registers, stack and instruction count are compared in the commit that split it).
-#include <cuda/atomic>
 #include <cuda_pipeline.h>
+#include <cuda/atomic>
 
 #include "bam/detail/clock.hpp"
 #include "bam/emu/nvm_processor.hpp"
@@ -446,7 +446,8 @@ __device__ __forceinline__ void copy_single_pieces(const warp_state& w, const ba
       const int lo = chunk_owner(cincl, g);
       const std::uint32_t start = __shfl_sync(full, cexcl, lo);
       const auto* const s_base = reinterpret_cast<const uint4*>(shfl_ptr(b.rec.src, lo));
-      if (g < all_chunks) __pipeline_memcpy_async(w.stage + 32 * u + lane, s_base + (g - start), 16);
+      if (g < all_chunks)
+        __pipeline_memcpy_async(w.stage + 32 * u + lane, s_base + (g - start), 16);
     }
     __pipeline_commit();
     __pipeline_wait_prior(0);
