@@ -156,6 +156,19 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
       throw std::invalid_argument(
           "emulated_drives: engine needs 1..16 warps per block and >= 1 block");
+    {  // The engine's blocks need their shared memory (pending tables, data-movement staging).
+      int device = 0, per_block = 0;
+      check(cudaGetDevice(&device), "current device");
+      check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+            "shared memory per block");
+      const std::size_t need = detail::engine_shared_bytes_per_warp * cfg.engine_warps_per_block;
+      if (need > static_cast<std::size_t>(per_block))
+        throw std::invalid_argument(
+            "emulated_drives: engine blocks of " + std::to_string(cfg.engine_warps_per_block) +
+            " warps need " + std::to_string(need) + " bytes of shared memory, this GPU allows " +
+            std::to_string(per_block) + " per block: fewer warps per block " +
+            "(gpu.engine_warps_per_block)");
+    }
     if (m.n_queues > 32ull * m.warps)
       throw std::invalid_argument(
           "emulated_drives: " + std::to_string(m.n_queues) + " queues need at least " +

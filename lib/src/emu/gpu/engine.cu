@@ -20,7 +20,7 @@
 // Ordering and throttling come from the due times; no thread sleeps for a command. The steps are
 // __forceinline__: the kernel is one function after inlining, as when it was written as one
 // (registers, stack and instruction count are compared in the commit that split it).
-#include <cuda_pipeline.h>
+#include <cuda_pipeline_primitives.h>
 #include <cuda/atomic>
 
 #include "bam/detail/clock.hpp"
@@ -159,7 +159,7 @@ struct warp_state {
   /// is also in its queue's held table (a delayed command, recovery on), with token tokens[s]
   std::uint32_t* held_rows;
   std::uint32_t* tokens;  ///< [pending_per_warp]
-  uint4* stage;           ///< [32 * copy_depth] data-movement staging (move_data)
+  uint4* stage;           ///< [32 * engine_copy_depth] data-movement staging (move_data)
   std::uint32_t q;        ///< this lane's queue: warp + lane * total_warps
   bool have;              ///< q < n_queues
   engine_queue Q;
@@ -206,19 +206,24 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   // queues, which every configuration has, are spread over all the engine's SMs.
   const std::uint32_t warp = warp_in_block * gridDim.x + blockIdx.x;
 
+  // The block's shared memory: every warp's due times, then its 32-bit arrays (info, add,
+  // held_rows, tokens: each array for all warps in turn), then its staging slots.
+  constexpr std::uint32_t words_per_warp =
+      pending_per_warp + 32 + pending_per_warp / 32 + pending_per_warp;
+  static_assert(pending_per_warp * sizeof(std::uint64_t) + words_per_warp * sizeof(std::uint32_t) ==
+                    engine_table_bytes_per_warp,
+                "engine_table_bytes_per_warp must be this layout's size");
+  std::uint32_t* const words =
+      reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp);
   w.due = shared + warp_in_block * pending_per_warp;
-  w.info = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
-           warp_in_block * pending_per_warp;
-  w.add = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
-          warps_per_block * pending_per_warp + warp_in_block * 32;
-  w.held_rows = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
-                warps_per_block * (pending_per_warp + 32) + warp_in_block * (pending_per_warp / 32);
-  w.tokens = reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp) +
-             warps_per_block * (pending_per_warp + 32 + pending_per_warp / 32) +
+  w.info = words + warp_in_block * pending_per_warp;
+  w.add = words + warps_per_block * pending_per_warp + warp_in_block * 32;
+  w.held_rows =
+      words + warps_per_block * (pending_per_warp + 32) + warp_in_block * (pending_per_warp / 32);
+  w.tokens = words + warps_per_block * (pending_per_warp + 32 + pending_per_warp / 32) +
              warp_in_block * pending_per_warp;
-  w.stage = reinterpret_cast<uint4*>(reinterpret_cast<std::byte*>(shared) +
-                                     warps_per_block * engine_table_bytes_per_warp) +
-            warp_in_block * (32 * copy_depth);
+  w.stage = reinterpret_cast<uint4*>(words + warps_per_block * words_per_warp) +
+            warp_in_block * (32 * engine_copy_depth);
   for (std::uint32_t i = w.lane; i < pending_per_warp; i += 32)
     w.due[i] = empty_slot;
   w.add[w.lane] = 0;
@@ -429,9 +434,9 @@ __device__ __forceinline__ int chunk_owner(std::uint32_t cincl, std::uint32_t g)
 
 /// The batch's single-piece commands: one 16-byte-aligned piece each (a buffer within one memory
 /// page, the usual case); all lanes copy chunk g of the concatenated pieces, g = lane, lane + 32...
-/// Each lane keeps copy_depth 16-byte loads in flight as asynchronous copies (cp.async.cg: cached
-/// in L2 only, as the plain loads were) into its slots of the warp's staging area, so no registers
-/// are held while they fly, then stores them; each pass finds a chunk's command again by
+/// Each lane keeps engine_copy_depth 16-byte loads in flight as asynchronous copies (cp.async.cg:
+/// cached in L2 only, as the plain loads were) into its slots of the warp's staging area, so no
+/// registers are held while they fly, then stores them; each pass finds a chunk's command again by
 /// shuffle. A lane reads back only its own slots: waiting for its own copies is enough.
 __device__ __forceinline__ void copy_single_pieces(const warp_state& w, const batch& b, bool fast) {
   const int lane = w.lane;
@@ -439,9 +444,9 @@ __device__ __forceinline__ void copy_single_pieces(const warp_state& w, const ba
   const std::uint32_t cincl = inclusive_sum(chunks, lane);
   const std::uint32_t cexcl = cincl - chunks;
   const std::uint32_t all_chunks = shfl(cincl, 31);
-  for (std::uint32_t base = 0; base < all_chunks; base += 32 * copy_depth) {
+  for (std::uint32_t base = 0; base < all_chunks; base += 32 * engine_copy_depth) {
 #pragma unroll
-    for (std::uint32_t u = 0; u < copy_depth; ++u) {
+    for (std::uint32_t u = 0; u < engine_copy_depth; ++u) {
       const std::uint32_t g = base + 32 * u + lane;
       const int lo = chunk_owner(cincl, g);
       const std::uint32_t start = __shfl_sync(full, cexcl, lo);
@@ -452,7 +457,7 @@ __device__ __forceinline__ void copy_single_pieces(const warp_state& w, const ba
     __pipeline_commit();
     __pipeline_wait_prior(0);
 #pragma unroll
-    for (std::uint32_t u = 0; u < copy_depth; ++u) {
+    for (std::uint32_t u = 0; u < engine_copy_depth; ++u) {
       const std::uint32_t g = base + 32 * u + lane;
       const int lo = chunk_owner(cincl, g);
       const std::uint32_t start = __shfl_sync(full, cexcl, lo);
@@ -790,7 +795,8 @@ __device__ __noinline__ void serve_admin_queue(engine_admin* admin, abort_tables
 
 // The launch bound caps registers so that a block of the largest allowed size always fits on an
 // SM (the shared command processor pushed the unbounded kernel to 164 registers, which made
-// 16-warp blocks fail to launch).
+// 16-warp blocks fail to launch). Its shared memory (engine_shared_bytes_per_warp a warp: 98 KiB
+// for 16 warps) is checked against the GPU's per-block limit by emulated_drives.
 __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel(engine_params p) {
   warp_state w = start_warp(p);
   const bool admin_server = p.admin != nullptr && blockIdx.x == 0 && threadIdx.x < 32;

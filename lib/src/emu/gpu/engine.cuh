@@ -117,14 +117,14 @@ inline constexpr std::uint32_t engine_max_warps_per_block = max_engine_warps_per
 
 /// 16-byte loads each lane of an engine warp keeps in flight while it moves data: they land in
 /// the warp's staging area in shared memory (asynchronous copies), not in registers.
-inline constexpr std::uint32_t copy_depth = 8;
+inline constexpr std::uint32_t engine_copy_depth = 8;
 /// The pending table's bytes per warp (due times, infos, per-lane counts, held rows, tokens).
 inline constexpr std::size_t engine_table_bytes_per_warp =
     pending_per_warp * (sizeof(std::uint64_t) + sizeof(std::uint32_t)) +
     32 * sizeof(std::uint32_t) + pending_per_warp / 32 * sizeof(std::uint32_t) +
     pending_per_warp * sizeof(std::uint32_t);
-/// The data-movement staging area per warp: copy_depth 16-byte slots per lane.
-inline constexpr std::size_t engine_stage_bytes_per_warp = std::size_t{32} * copy_depth * 16;
+/// The data-movement staging area per warp: engine_copy_depth 16-byte slots per lane.
+inline constexpr std::size_t engine_stage_bytes_per_warp = std::size_t{32} * engine_copy_depth * 16;
 static_assert(engine_table_bytes_per_warp % 16 == 0, "the staging area must be 16-byte aligned");
 inline constexpr std::size_t engine_shared_bytes_per_warp =
     engine_table_bytes_per_warp + engine_stage_bytes_per_warp;
