@@ -67,7 +67,9 @@ class SweepTest(TempDirTest):
             self.assertGreater(float(r["iops"]), 0)
 
     def test_resumes_after_an_interruption_without_redoing_finished_points(self):
-        s = spec(product={}, zip={"workload.ios": [300, 100000, 300]}, inner={},
+        # The middle point must outlast the look for its log and the signal: 100,000 host I/Os
+        # took 0.16 s, and on a loaded machine it finished first (the test then failed).
+        s = spec(product={}, zip={"workload.ios": [300, 2000000, 300]}, inner={},
                  set={**spec()["set"], "workload.outstanding": 1})
         path, out = write_spec(self.tmp, s), self.tmp / "out"
         p = subprocess.Popen(["/usr/bin/python3", REPO / "scripts/sweep", path, "--out", out, *NBB],
