@@ -822,6 +822,8 @@ TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
 __host__ __device__ std::uint32_t mixed_word(std::uint32_t t, std::uint32_t i, std::uint32_t gen) {
   return (t * 2654435761u) ^ (i * 0x9e3779b9u) ^ (gen << 28);
 }
+/// What fills the words around a transfer (in its page) and the media blocks no one writes.
+constexpr std::uint32_t untouched = 0x5a5a5a5au;
 
 /// Thread t's transfer: nlb = 1..8 blocks at byte `off` of its 4 KiB page, within the page.
 __host__ __device__ void mixed_shape(std::uint32_t t, std::uint32_t& nlb, std::uint32_t& off) {
@@ -831,34 +833,39 @@ __host__ __device__ void mixed_shape(std::uint32_t t, std::uint32_t& nlb, std::u
   if (t % 5 == 0 && off + 4 <= room) off += 4;  // not 16-byte aligned: its other path
 }
 
-/// Thread t writes its blocks (LBAs 8t ...) from its page, zeroes the words, reads them back and
-/// counts the words that differ.
+/// Thread t fills its page with `untouched`, writes its blocks (LBAs 8t ...) from the page, zeroes
+/// the transfer's words, reads them back and counts the words of the page that differ from what
+/// they should be (the transfer's words, and the words around it, which no copy may touch).
+/// bad[0]: failed commands, bad[1]: wrong words.
 __global__ void mixed_sizes_kernel(drives_ref v, std::byte* pages, std::uint32_t threads,
                                    std::uint32_t gen, unsigned long long* bad) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   std::uint32_t nlb, off;
   mixed_shape(t, nlb, off);
-  auto* words = reinterpret_cast<std::uint32_t*>(pages + std::uint64_t{t} * 4096 + off);
-  const std::uint32_t n = nlb * 128;
-  for (std::uint32_t i = 0; i < n; ++i)
-    words[i] = mixed_word(t, i, gen);
+  auto* page = reinterpret_cast<std::uint32_t*>(pages + std::uint64_t{t} * 4096);
+  const std::uint32_t first = off / 4, n = nlb * 128;
+  for (std::uint32_t i = 0; i < 1024; ++i)
+    page[i] = i >= first && i < first + n ? mixed_word(t, i - first, gen) : untouched;
   const std::uint32_t queue = t % v.queues_per_ssd();
   const std::uint64_t lba = 8ull * t;
-  if (!bam::block_io(v, 0, queue, true, lba, nlb, words, 30'000'000'000ull).status().ok()) {
-    atomicAdd(bad, 1ull << 32);  // high half: failed commands
+  if (!bam::block_io(v, 0, queue, true, lba, nlb, page + first, 30'000'000'000ull).status().ok()) {
+    atomicAdd(&bad[0], 1ull);
     return;
   }
   for (std::uint32_t i = 0; i < n; ++i)
-    words[i] = 0;
-  if (!bam::block_io(v, 0, queue, false, lba, nlb, words, 30'000'000'000ull).status().ok()) {
-    atomicAdd(bad, 1ull << 32);
+    page[first + i] = 0;
+  if (!bam::block_io(v, 0, queue, false, lba, nlb, page + first, 30'000'000'000ull).status().ok()) {
+    atomicAdd(&bad[0], 1ull);
     return;
   }
   unsigned long long wrong = 0;
-  for (std::uint32_t i = 0; i < n; ++i)
-    wrong += words[i] != mixed_word(t, i, gen) ? 1 : 0;
-  if (wrong != 0) atomicAdd(bad, wrong);
+  for (std::uint32_t i = 0; i < 1024; ++i) {
+    const std::uint32_t want =
+        i >= first && i < first + n ? mixed_word(t, i - first, gen) : untouched;
+    wrong += page[i] != want ? 1 : 0;
+  }
+  if (wrong != 0) atomicAdd(&bad[1], wrong);
 }
 
 TEST(GpuDrives, BatchesOfMixedSizesAndOffsetsMoveEveryByte) {
@@ -867,7 +874,8 @@ TEST(GpuDrives, BatchesOfMixedSizesAndOffsetsMoveEveryByte) {
   // 16-byte-aligned offsets (one piece each, concatenated and copied 8 x 16 B a lane at a time:
   // 4 KiB a pass, so pieces straddle the passes) and, every fifth, at offsets that are not
   // 16-byte aligned (the warp runs those again through the command processor). Every word read
-  // back and every word on the media must be the one written.
+  // back and every word on the media must be the one written, and no word around a transfer,
+  // in the buffer's page or on the media, may change.
   constexpr std::uint32_t threads = 4096;
   bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
@@ -883,31 +891,39 @@ TEST(GpuDrives, BatchesOfMixedSizesAndOffsetsMoveEveryByte) {
   CUDA_OK(cudaMalloc(&raw, std::size_t{threads + 1} * 4096));
   auto* pages = reinterpret_cast<std::byte*>((reinterpret_cast<std::uintptr_t>(raw) + 4095) &
                                              ~std::uintptr_t{4095});
-  CUDA_OK(cudaMallocManaged(&bad, sizeof *bad));
+  CUDA_OK(cudaMalloc(&bad, 2 * sizeof *bad));
   CUDA_OK(bam::preload_kernel(mixed_sizes_kernel));
   bam::emu::gpu::emulated_drives drives(cfg);
+  auto* media = reinterpret_cast<std::uint32_t*>(drives.host_media(0));
+  for (std::uint64_t i = 0; i < dc.lbas * 128; ++i)
+    media[i] = untouched;
   drives.start();
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   for (std::uint32_t gen : {1u, 2u}) {
-    *bad = 0;
+    unsigned long long counts[2] = {};
+    CUDA_OK(cudaMemsetAsync(bad, 0, 2 * sizeof *bad, s));
     mixed_sizes_kernel<<<threads / 256, 256, 0, s>>>(drives.ref(), pages, threads, gen, bad);
     CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaMemcpyAsync(counts, bad, sizeof counts, cudaMemcpyDeviceToHost, s));
     CUDA_OK(cudaStreamSynchronize(s));
-    EXPECT_EQ(*bad >> 32, 0u) << "failed commands, round " << gen;
-    EXPECT_EQ(*bad & 0xffffffffu, 0u) << "words read back wrong, round " << gen;
+    EXPECT_EQ(counts[0], 0u) << "failed commands, round " << gen;
+    EXPECT_EQ(counts[1], 0u) << "wrong words in the buffers' pages, round " << gen;
   }
   drives.stop();
   CUDA_OK(cudaStreamDestroy(s));
   EXPECT_EQ(drives.stats()[0].completed, 4ull * threads);  // 2 rounds x (a write and a read)
-  // The media holds round 2's words, block by block (pinned memory, read on the host).
-  const auto* media = reinterpret_cast<const std::uint32_t*>(drives.host_media(0));
+  EXPECT_EQ(drives.stats()[0].errors, 0u);
+  // The media holds round 2's words in each thread's blocks and `untouched` after them (pinned
+  // memory, read on the host).
   std::uint64_t wrong = 0;
   for (std::uint32_t t = 0; t < threads; ++t) {
     std::uint32_t nlb, off;
     mixed_shape(t, nlb, off);
-    for (std::uint32_t i = 0; i < nlb * 128; ++i)
-      wrong += media[8ull * t * 128 + i] != mixed_word(t, i, 2) ? 1 : 0;
+    for (std::uint32_t i = 0; i < 8 * 128; ++i) {
+      const std::uint32_t want = i < nlb * 128 ? mixed_word(t, i, 2) : untouched;
+      wrong += media[8ull * t * 128 + i] != want ? 1 : 0;
+    }
   }
   EXPECT_EQ(wrong, 0u);
   CUDA_OK(cudaFree(raw));
