@@ -839,7 +839,7 @@ cudaError_t launch_timer_probe(std::uint64_t* out, cudaStream_t stream) {
 
 cudaError_t launch_engine(const engine_params& p, std::uint32_t blocks,
                           std::uint32_t warps_per_block, cudaStream_t stream) {
-  const std::size_t shared = engine_shared_bytes_per_warp * warps_per_block;
+  const std::size_t shared = engine_shared_bytes(warps_per_block);
   cudaError_t e = cudaFuncSetAttribute(engine_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(shared));
   if (e != cudaSuccess) return e;

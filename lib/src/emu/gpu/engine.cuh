@@ -128,6 +128,11 @@ inline constexpr std::size_t engine_stage_bytes_per_warp = std::size_t{32} * eng
 static_assert(engine_table_bytes_per_warp % 16 == 0, "the staging area must be 16-byte aligned");
 inline constexpr std::size_t engine_shared_bytes_per_warp =
     engine_table_bytes_per_warp + engine_stage_bytes_per_warp;
+/// Dynamic shared memory of an engine block of `warps_per_block` warps (launch_engine's, and
+/// what emulated_drives checks against the GPU's per-block limit).
+inline constexpr std::size_t engine_shared_bytes(std::uint32_t warps_per_block) {
+  return engine_shared_bytes_per_warp * warps_per_block;
+}
 
 /// Reads the GPU's %globaltimer into *out (one thread), on `stream`.
 cudaError_t launch_timer_probe(std::uint64_t* out, cudaStream_t stream);
