@@ -12,8 +12,9 @@
 #   scripts/gpu/io-path-check.sh --stage DIR OLD_BUILD_DIR   (OLD_BUILD_DIR: a build tree of the
 #   commit before the change, with nvm-block-bench and cache-bench built)
 # Run on the GPU machine: BIN=DIR OUT=out [BUDGET=300] [PHASES="tests table points sanitize"]
-#   [REG_POINTS="..."] [TABLE_POINTS="..."] scripts/gpu/io-path-check.sh   (the points of each
-#   phase: regression-points.sh's and io-path-table.sh's names; default: theirs below, all)
+#   [REG_POINTS="..."] [TABLE_POINTS="..."] [ROUNDS=1] scripts/gpu/io-path-check.sh   (the points
+#   of each phase: regression-points.sh's and io-path-table.sh's names, default: theirs below,
+#   all; ROUNDS: the points' rounds of old and new)
 # A phase starts only when at least its estimate (H200) is left of BUDGET seconds; a skipped one
 # says so. Logs go to $OUT/check/ and are packed into $OUT/io-path-check.tgz (the device tool
 # returns 8 files at most); $OUT/summary.txt has every phase's lines. Exit status 1 when
@@ -63,7 +64,7 @@ phase tests 60 env TESTS="$TEST_NAMES" BIN="$BIN/new" OUT="$log/tests" TEST_TIME
   "$here/run-gpu-tests.sh"
 phase table 170 env BIN="$BIN/new" OUT="$log/table" POINTS="${TABLE_POINTS:-}" bash -c \
   'PROTOCOL=hardware "$0"; a=$?; PROTOCOL=emulator "$0" && exit $a' "$here/io-path-table.sh"
-phase points 40 env OLD="$BIN/old" NEW="$BIN/new" OUT="$log/points" ROUNDS=1 POINTS="$REG_POINTS" \
+phase points 40 env OLD="$BIN/old" NEW="$BIN/new" OUT="$log/points" ROUNDS="${ROUNDS:-1}" POINTS="$REG_POINTS" \
   "$here/regression-points.sh"
 phase sanitize 25 env TOOLS="${TOOLS:-memcheck}" \
   NAMES="host_controller_gpu_test queue_outstanding_gpu_test cache_gpu_test" BIN="$BIN/new" \

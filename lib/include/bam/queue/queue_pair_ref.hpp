@@ -214,16 +214,18 @@ class queue_pair_ref {
   /// sc::host_timeout as a value device code may compare with (no reference to the host object).
   static constexpr nvme::status timeout_status{nvme::sc::host_timeout.sct,
                                                nvme::sc::host_timeout.sc};
-  /// How many SQ markers the tail-lock holder reads at once and how many CQ entries the CQ-lock
-  /// holder passes at once, their loads in flight together. Wide is the default; narrow is for
-  /// submit_and_wait_outlined, the slow path of kernels that keep their own state (the cache's
-  /// miss path), whose registers the wide arrays would raise (docs/gpu-engine.md, "Batched
-  /// holders").
+  /// How many SQ markers the tail-lock holder reads at once, how many CQ entries the CQ-lock
+  /// holder passes at once, their loads in flight together, and of those how many entries' ID
+  /// bits and words it reads at once (3 registers each, live together). Wide is the default;
+  /// narrow is for submit_and_wait_outlined, the slow path of kernels that keep their own state
+  /// (the cache's miss path), whose registers the wide arrays would raise (docs/gpu-engine.md,
+  /// "Batched holders" and "Holders in registers": chunks of 8 there cost the hot cache kernel
+  /// 24 % through spills).
   struct batches {
-    std::uint32_t tail, head;
+    std::uint32_t tail, head, chunk;
   };
-  static constexpr batches wide{16, 32};
-  static constexpr batches narrow{8, 8};
+  static constexpr batches wide{16, 32, 8};
+  static constexpr batches narrow{8, 8, 1};
 
   /// GPU: sleep per pass that a waiting submitter is still behind (see enqueue).
   static constexpr std::uint32_t turn_sleep_per_pass_ns = 1000;
@@ -470,37 +472,50 @@ class queue_pair_ref {
   /// Tail-lock holder: moves the tail over consecutive marked slots and rings the doorbell once.
   /// Markers are read `Batch` at a time (`batches`), their loads in flight together: one after
   /// another, a dependent load per slot, held one queue pair's tail to about 2-3 M slots/s
-  /// (docs/gpu-engine.md, "Batched holders"). On the device they are read and cleared relaxed and
-  /// one fence after the loop orders the entries they publish before the tail and the doorbell (a
-  /// release per slot cost one fence each: "Fences").
+  /// (docs/gpu-engine.md, "Batched holders"). Every loop over a batch runs to `Batch` with a
+  /// constant index (a predicate, not a shorter trip count), so the batch stays in registers: an
+  /// array indexed by a run-time count lives in local memory on the GPU, where each loaded value's
+  /// store waits for its load and the loads went one round trip after another ("Holders in
+  /// registers"). On the device markers are read and cleared relaxed and one fence after the loop
+  /// orders the entries they publish before the tail and the doorbell (a release per slot cost one
+  /// fence each: "Fences").
   template <std::uint32_t Batch>
   BAM_HD void move_tail() const {
-    static_assert(Batch > 0);
+    static_assert(Batch > 0 && Batch <= 32, "a batch's marks are one 32-bit mask");
     queue_counters& c = *p_.counters;
     std::uint64_t tail = ref_t<std::uint64_t>(c.sq_tail).load(relaxed);
-    std::uint64_t head = ref_t<std::uint64_t>(c.sq_head).load(acquire);
+    // The SQ head only bounds the room (nothing it publishes is read here): an old value
+    // understates the room, so on the device it is read relaxed (an acquire is a fence).
+    std::uint64_t head = ref_t<std::uint64_t>(c.sq_head).load(device_relaxed(acquire));
     const std::uint64_t start = tail;
     std::uint32_t slot = static_cast<std::uint32_t>(tail % p_.sq_entries);
     for (;;) {
       // A full SQ holds N-1 entries: tail == head would read as empty to the controller.
       if (tail - head >= p_.sq_entries - 1) {
-        head = ref_t<std::uint64_t>(c.sq_head).load(acquire);
+        head = ref_t<std::uint64_t>(c.sq_head).load(device_relaxed(acquire));
         if (tail - head >= p_.sq_entries - 1) break;
       }
       const std::uint64_t room = p_.sq_entries - 1 - (tail - head);
       const std::uint32_t want = room < Batch ? static_cast<std::uint32_t>(room) : Batch;
-      std::uint32_t marked[Batch];
+      std::uint32_t marker[Batch];
+BAM_UNROLL
       for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
-        marked[k] =
+        marker[k] =
             k < want ? ref_t<std::uint32_t>(p_.tail_markers[s]).load(device_relaxed(acquire)) : 0;
         if (++s == p_.sq_entries) s = 0;
       }
-      std::uint32_t n = 0;
-      while (n < want && marked[n] != 0)
+      std::uint32_t n = 0;  // marked slots from `slot` on (markers past `want` read as 0)
+BAM_UNROLL
+      for (std::uint32_t k = 0; k < Batch; ++k) {
+        if (marker[k] == 0) break;
         ++n;
-      for (std::uint32_t k = 0; k < n; ++k) {
-        ref_t<std::uint32_t>(p_.tail_markers[slot]).store(0, device_relaxed(release));
-        if (++slot == p_.sq_entries) slot = 0;
+      }
+BAM_UNROLL
+      for (std::uint32_t k = 0; k < Batch; ++k) {
+        if (k < n) {
+          ref_t<std::uint32_t>(p_.tail_markers[slot]).store(0, device_relaxed(release));
+          if (++slot == p_.sq_entries) slot = 0;
+        }
       }
       tail += n;
       if (n < want) break;
@@ -539,7 +554,7 @@ class queue_pair_ref {
     if (nvme::completion::dw3_phase(cq_ref(cqe_dw3(slot)).load(relaxed)) != phase_at(head))
       return false;
     if (!try_lock(p_.counters->cq_lock)) return false;
-    move_head<B.head>();
+    move_head<B.head, B.chunk>();
     unlock(p_.counters->cq_lock);
     return true;
   }
@@ -549,21 +564,27 @@ class queue_pair_ref {
   /// SQHD and rings the CQ doorbell once. Entries are handled `Batch` at a time, with their loads
   /// and box updates in flight together: one entry after another, each waiting for its own
   /// read-modify-write, held a GPU queue to a third of what it carries this way (H100, 512 B,
-  /// 128 queues: 34 M against 77 M completions/s).
-  template <std::uint32_t Batch>
+  /// 128 queues: 34 M against 77 M completions/s). As in move_tail, every loop over a batch has
+  /// a constant trip count, so the batch stays in registers; the entries' ID bits and words are
+  /// read `Chunk` at a time, all loads of a chunk in flight before any is used.
+  template <std::uint32_t Batch, std::uint32_t Chunk>
   BAM_HD void move_head() const {
-    static_assert(Batch > 0);
+    static_assert(Batch > 0 && Batch <= 32 && Chunk > 0 && Batch % Chunk == 0,
+                  "a batch's entries are one 32-bit mask, in whole chunks");
+    constexpr std::uint32_t chunk = Chunk;
     queue_counters& c = *p_.counters;
     const std::uint64_t start = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
     const std::uint64_t limit = start + p_.cq_entries - 1;  // a full CQ holds N-1 entries
     std::uint64_t head = start;
     auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
+    bool phase = phase_at(head);
     std::uint32_t sqhd = 0, late = 0, freed = 0;
     bool invalid = false;
     // Read under the CQ lock, which set_owner_reclaims takes to switch it.
     const bool owner_reclaims = ref_t<std::uint32_t>(c.owner_reclaims).load(relaxed) != 0;
     for (;;) {
       std::uint32_t dw3[Batch];
+BAM_UNROLL
       for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
 #if BAM_DEVICE_CODE
         dw3[k] = cq_ref(cqe_dw3(s)).load(relaxed);
@@ -572,56 +593,81 @@ class queue_pair_ref {
 #endif
         if (++s == p_.cq_entries) s = 0;
       }
-      std::uint32_t n = 0;
-      while (n < Batch && head + n < limit &&
-             nvme::completion::dw3_phase(dw3[n]) == phase_at(head + n))
+      std::uint32_t n = 0;  // posted entries from the head on (each with its pass's phase)
+      const auto most = static_cast<std::uint32_t>(limit - head < Batch ? limit - head : Batch);
+BAM_UNROLL
+      for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
+        const bool ph = (s >= slot) == phase;  // the phase flips where the ring wraps
+        if (k == most || nvme::completion::dw3_phase(dw3[k]) != ph) break;
         ++n;
+        if (++s == p_.cq_entries) s = 0;
+      }
       if (n == 0) break;
 #if BAM_DEVICE_CODE
       cuda::atomic_thread_fence(acquire, Doorbell::scope);  // the entries after their DW3
 #endif
-      bool ok[Batch];
-      for (std::uint32_t k = 0, s = slot; k < n; ++k) {
-        const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k]);
-        // An ID not in flight: nobody waits for it, and there is nothing to free.
-        ok[k] = cid < p_.cid_count && cid_in_use(cid);
-        if (ok[k]) {
-          completion_box& b = p_.boxes[cid];
-          b.dw0 = p_.cq[s].dw0;
-          b.dw1 = p_.cq[s].dw1;
-          b.dw3 = dw3[k];
+      std::uint32_t ok = 0;  // bit k: entry k's ID is in flight, and its box was filled
+BAM_UNROLL
+      for (std::uint32_t k0 = 0, s = slot; k0 < Batch; k0 += chunk) {
+        if (k0 >= n) break;
+        std::uint32_t bits[chunk], dw0[chunk], dw1[chunk];
+BAM_UNROLL
+        for (std::uint32_t j = 0, t = s; j < chunk; ++j) {
+          const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
+          const bool live = k0 + j < n && cid < p_.cid_count;
+          bits[j] = live ? ref_t<std::uint32_t>(p_.cid_bits[cid / 32]).load(relaxed) : 0;
+          dw0[j] = live ? p_.cq[t].dw0 : 0;
+          dw1[j] = live ? p_.cq[t].dw1 : 0;
+          if (k0 + j + 1 == n) sqhd = p_.cq[t].sqhd;
+          if (++t == p_.cq_entries) t = 0;
         }
-        if (k + 1 == n) sqhd = p_.cq[s].sqhd;
-        if (++s == p_.cq_entries) s = 0;
+BAM_UNROLL
+        for (std::uint32_t j = 0; j < chunk; ++j) {
+          const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
+          // An ID not in flight: nobody waits for it, and there is nothing to free.
+          if ((bits[j] & (1u << (cid % 32))) == 0) continue;
+          ok |= 1u << (k0 + j);
+          completion_box& b = p_.boxes[cid];
+          b.dw0 = dw0[j];
+          b.dw1 = dw1[j];
+          b.dw3 = dw3[k0 + j];
+        }
+        for (std::uint32_t j = 0; j < chunk; ++j)
+          if (++s == p_.cq_entries) s = 0;
       }
-      std::uint32_t old[Batch] = {};
 #if BAM_DEVICE_CODE
       cuda::atomic_thread_fence(release, Scope);  // the boxes before their ready bits
-      for (std::uint32_t k = 0; k < n; ++k)
-        if (ok[k])
-          old[k] = ref_t<std::uint32_t>(p_.boxes[nvme::completion::dw3_cid(dw3[k])].state)
-                       .fetch_or(box_ready, relaxed);
-#else
-      for (std::uint32_t k = 0; k < n; ++k)
-        if (ok[k])
-          old[k] = ref_t<std::uint32_t>(p_.boxes[nvme::completion::dw3_cid(dw3[k])].state)
-                       .fetch_or(box_ready, acq_rel);
 #endif
-      for (std::uint32_t k = 0; k < n; ++k) {
-        const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k]);
-        if (!ok[k] || (old[k] & box_ready) != 0) {
-          invalid = true;  // not in flight, or a second completion for one command
-        } else if ((old[k] & box_abandoned) != 0) {  // its waiter gave up
-          ++late;
-          if (!owner_reclaims) {  // free it on the waiter's behalf; else it stays reserved
-            ref_t<std::uint32_t>(p_.boxes[cid].state).store(0, relaxed);
-            release_cid(cid);
-            ++freed;
+BAM_UNROLL
+      for (std::uint32_t k0 = 0; k0 < Batch; k0 += chunk) {
+        if (k0 >= n) break;
+        std::uint32_t old[chunk];
+BAM_UNROLL
+        for (std::uint32_t j = 0; j < chunk; ++j)
+          old[j] = (ok >> (k0 + j) & 1u) != 0
+                       ? ref_t<std::uint32_t>(
+                             p_.boxes[nvme::completion::dw3_cid(dw3[k0 + j])].state)
+                             .fetch_or(box_ready, device_relaxed(acq_rel))
+                       : 0;
+BAM_UNROLL
+        for (std::uint32_t j = 0; j < chunk; ++j) {
+          if (k0 + j >= n) break;
+          const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
+          if ((ok >> (k0 + j) & 1u) == 0 || (old[j] & box_ready) != 0) {
+            invalid = true;  // not in flight, or a second completion for one command
+          } else if ((old[j] & box_abandoned) != 0) {  // its waiter gave up
+            ++late;
+            if (!owner_reclaims) {  // free it on the waiter's behalf; else it stays reserved
+              ref_t<std::uint32_t>(p_.boxes[cid].state).store(0, relaxed);
+              release_cid(cid);
+              ++freed;
+            }
           }
         }
       }
       head += n;
       slot = static_cast<std::uint32_t>(head % p_.cq_entries);
+      phase = phase_at(head);
       if (n < Batch) break;
     }
     if (head == start) return;
@@ -629,7 +675,10 @@ class queue_pair_ref {
     // Release the SQ slots the controller has fetched: the second turn-counter increment. The
     // controller cannot have fetched past the tail: an SQHD that says so fails the queue.
     const std::uint64_t sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
-    const std::uint64_t sq_tail = ref_t<std::uint64_t>(c.sq_tail).load(acquire);
+    // Relaxed on the device: the acquire fence after the entries' DW3 already orders this load
+    // after the tail holder's store of the tail it rang (the controller read that doorbell with
+    // acquire before it fetched up to `sqhd`, and released the entry after).
+    const std::uint64_t sq_tail = ref_t<std::uint64_t>(c.sq_tail).load(device_relaxed(acquire));
     const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
     const std::uint32_t advance =
         sqhd >= old_slot ? sqhd - old_slot : sqhd + p_.sq_entries - old_slot;
