@@ -160,6 +160,40 @@ TEST(QueueOutstanding, AbandonedCommandDoesNotWedgeTheQueue) {
   EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
 }
 
+// A second completion for an abandoned command, passed by the same CQ holder as its first, fails
+// the queue: the first frees the ID on the waiter's behalf, and the second is still a completion
+// for a command not in flight, not a ready box left on a free ID for its next user. Both holder
+// batches: the wide one (wait_for) reads the two entries in one chunk, the narrow one
+// (submit_and_wait_outlined) one entry per chunk.
+TEST(QueueOutstanding, ASecondCompletionForAnAbandonedCommandFailsTheQueue) {
+  for (const bool narrow : {false, true}) {
+    SCOPED_TRACE(narrow ? "narrow batches" : "wide batches");
+    manual_controller ctrl(8);
+    bam::queue_pair qp(ctrl.desc());
+    const auto q = qp.ref();
+    nvme::command a = tagged(7);
+    const std::uint16_t ca = q.submit(a);
+    q.abandon(ca);
+    ASSERT_EQ(ctrl.fetch().size(), 1u);
+    ctrl.post(ca, 7);
+    ctrl.post(ca, 7);  // the controller's mistake
+    nvme::command b = tagged(8);
+    nvme::completion e{};
+    within(2000ms, [&] {
+      if (narrow) {
+        e = q.submit_and_wait_outlined(b, 100'000'000);
+      } else {
+        const std::uint16_t cb = q.submit(b);
+        e = q.wait_for(cb, 100'000'000);
+      }
+    });
+    EXPECT_EQ(e.status(), nvme::sc::host_queue_failed);
+    EXPECT_TRUE(q.failed());
+    EXPECT_EQ(qp.pointers().counters->invalid_completions, 1u);
+    EXPECT_EQ(qp.stats().late_completions, 1u);  // the first of the two
+  }
+}
+
 // Many threads, each with `depth` commands in flight, waiting for them in a random order while
 // the controller completes them in a random order.
 TEST(QueueOutstanding, ManyOutstandingPerThreadInRandomOrder) {

@@ -481,7 +481,7 @@ class queue_pair_ref {
   /// fence each: "Fences").
   template <std::uint32_t Batch>
   BAM_HD void move_tail() const {
-    static_assert(Batch > 0 && Batch <= 32, "a batch's marks are one 32-bit mask");
+    static_assert(Batch > 0, "a batch reads at least one marker");
     queue_counters& c = *p_.counters;
     std::uint64_t tail = ref_t<std::uint64_t>(c.sq_tail).load(relaxed);
     // The SQ head only bounds the room (nothing it publishes is read here): an old value
@@ -498,19 +498,19 @@ class queue_pair_ref {
       const std::uint64_t room = p_.sq_entries - 1 - (tail - head);
       const std::uint32_t want = room < Batch ? static_cast<std::uint32_t>(room) : Batch;
       std::uint32_t marker[Batch];
-BAM_UNROLL
+      BAM_UNROLL
       for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
         marker[k] =
             k < want ? ref_t<std::uint32_t>(p_.tail_markers[s]).load(device_relaxed(acquire)) : 0;
         if (++s == p_.sq_entries) s = 0;
       }
       std::uint32_t n = 0;  // marked slots from `slot` on (markers past `want` read as 0)
-BAM_UNROLL
+      BAM_UNROLL
       for (std::uint32_t k = 0; k < Batch; ++k) {
         if (marker[k] == 0) break;
         ++n;
       }
-BAM_UNROLL
+      BAM_UNROLL
       for (std::uint32_t k = 0; k < Batch; ++k) {
         if (k < n) {
           ref_t<std::uint32_t>(p_.tail_markers[slot]).store(0, device_relaxed(release));
@@ -571,7 +571,6 @@ BAM_UNROLL
   BAM_HD void move_head() const {
     static_assert(Batch > 0 && Batch <= 32 && Chunk > 0 && Batch % Chunk == 0,
                   "a batch's entries are one 32-bit mask, in whole chunks");
-    constexpr std::uint32_t chunk = Chunk;
     queue_counters& c = *p_.counters;
     const std::uint64_t start = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
     const std::uint64_t limit = start + p_.cq_entries - 1;  // a full CQ holds N-1 entries
@@ -584,7 +583,7 @@ BAM_UNROLL
     const bool owner_reclaims = ref_t<std::uint32_t>(c.owner_reclaims).load(relaxed) != 0;
     for (;;) {
       std::uint32_t dw3[Batch];
-BAM_UNROLL
+      BAM_UNROLL
       for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
 #if BAM_DEVICE_CODE
         dw3[k] = cq_ref(cqe_dw3(s)).load(relaxed);
@@ -595,7 +594,7 @@ BAM_UNROLL
       }
       std::uint32_t n = 0;  // posted entries from the head on (each with its pass's phase)
       const auto most = static_cast<std::uint32_t>(limit - head < Batch ? limit - head : Batch);
-BAM_UNROLL
+      BAM_UNROLL
       for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
         const bool ph = (s >= slot) == phase;  // the phase flips where the ring wraps
         if (k == most || nvme::completion::dw3_phase(dw3[k]) != ph) break;
@@ -607,12 +606,12 @@ BAM_UNROLL
       cuda::atomic_thread_fence(acquire, Doorbell::scope);  // the entries after their DW3
 #endif
       std::uint32_t ok = 0;  // bit k: entry k's ID is in flight, and its box was filled
-BAM_UNROLL
-      for (std::uint32_t k0 = 0, s = slot; k0 < Batch; k0 += chunk) {
+      BAM_UNROLL
+      for (std::uint32_t k0 = 0, s = slot; k0 < Batch; k0 += Chunk) {
         if (k0 >= n) break;
-        std::uint32_t bits[chunk], dw0[chunk], dw1[chunk];
-BAM_UNROLL
-        for (std::uint32_t j = 0, t = s; j < chunk; ++j) {
+        std::uint32_t bits[Chunk], dw0[Chunk], dw1[Chunk];
+        BAM_UNROLL
+        for (std::uint32_t j = 0, t = s; j < Chunk; ++j) {
           const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
           const bool live = k0 + j < n && cid < p_.cid_count;
           bits[j] = live ? ref_t<std::uint32_t>(p_.cid_bits[cid / 32]).load(relaxed) : 0;
@@ -621,8 +620,8 @@ BAM_UNROLL
           if (k0 + j + 1 == n) sqhd = p_.cq[t].sqhd;
           if (++t == p_.cq_entries) t = 0;
         }
-BAM_UNROLL
-        for (std::uint32_t j = 0; j < chunk; ++j) {
+        BAM_UNROLL
+        for (std::uint32_t j = 0; j < Chunk; ++j) {
           const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
           // An ID not in flight: nobody waits for it, and there is nothing to free.
           if ((bits[j] & (1u << (cid % 32))) == 0) continue;
@@ -632,37 +631,51 @@ BAM_UNROLL
           b.dw1 = dw1[j];
           b.dw3 = dw3[k0 + j];
         }
-        for (std::uint32_t j = 0; j < chunk; ++j)
+        BAM_UNROLL
+        for (std::uint32_t j = 0; j < Chunk; ++j)
           if (++s == p_.cq_entries) s = 0;
       }
 #if BAM_DEVICE_CODE
       cuda::atomic_thread_fence(release, Scope);  // the boxes before their ready bits
 #endif
-BAM_UNROLL
-      for (std::uint32_t k0 = 0; k0 < Batch; k0 += chunk) {
+      // Every ready bit of the batch first, then what each entry's old state says: an entry
+      // handled before a later one's read-modify-write could free an ID that a second completion
+      // in the same batch then marks ready again, unseen (a completion for a command not in
+      // flight, which fails the queue).
+      std::uint32_t was_ready = 0, was_abandoned = 0;  // bit k: entry k's box before its fetch-or
+      BAM_UNROLL
+      for (std::uint32_t k0 = 0; k0 < Batch; k0 += Chunk) {
         if (k0 >= n) break;
-        std::uint32_t old[chunk];
-BAM_UNROLL
-        for (std::uint32_t j = 0; j < chunk; ++j)
-          old[j] = (ok >> (k0 + j) & 1u) != 0
-                       ? ref_t<std::uint32_t>(
-                             p_.boxes[nvme::completion::dw3_cid(dw3[k0 + j])].state)
-                             .fetch_or(box_ready, device_relaxed(acq_rel))
-                       : 0;
-BAM_UNROLL
-        for (std::uint32_t j = 0; j < chunk; ++j) {
-          if (k0 + j >= n) break;
-          const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
-          if ((ok >> (k0 + j) & 1u) == 0 || (old[j] & box_ready) != 0) {
-            invalid = true;  // not in flight, or a second completion for one command
-          } else if ((old[j] & box_abandoned) != 0) {  // its waiter gave up
-            ++late;
-            if (!owner_reclaims) {  // free it on the waiter's behalf; else it stays reserved
-              ref_t<std::uint32_t>(p_.boxes[cid].state).store(0, relaxed);
-              release_cid(cid);
-              ++freed;
-            }
-          }
+        std::uint32_t old[Chunk];
+        BAM_UNROLL
+        for (std::uint32_t j = 0; j < Chunk; ++j)
+          old[j] =
+              (ok >> (k0 + j) & 1u) != 0
+                  ? ref_t<std::uint32_t>(p_.boxes[nvme::completion::dw3_cid(dw3[k0 + j])].state)
+                        .fetch_or(box_ready, device_relaxed(acq_rel))
+                  : 0;
+        BAM_UNROLL
+        for (std::uint32_t j = 0; j < Chunk; ++j) {
+          was_ready |= ((old[j] & box_ready) != 0 ? 1u : 0u) << (k0 + j);
+          was_abandoned |= ((old[j] & box_abandoned) != 0 ? 1u : 0u) << (k0 + j);
+        }
+      }
+      const std::uint32_t counted = n == 32 ? ~0u : (1u << n) - 1u;  // the entries passed
+      if (((~ok | was_ready) & counted) != 0)
+        invalid = true;  // not in flight, or a second completion for one command
+      // Entries whose waiter gave up: freed here on the waiter's behalf, or left reserved for
+      // the owner's reclaim.
+      const std::uint32_t gave_up = counted & ok & ~was_ready & was_abandoned;
+      late += static_cast<std::uint32_t>(cuda::std::popcount(gave_up));
+      if (!owner_reclaims) {
+        BAM_UNROLL
+        for (std::uint32_t k = 0; k < Batch; ++k) {
+          if ((gave_up >> k) == 0) break;
+          if ((gave_up >> k & 1u) == 0) continue;
+          const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k]);
+          ref_t<std::uint32_t>(p_.boxes[cid].state).store(0, relaxed);
+          release_cid(cid);
+          ++freed;
         }
       }
       head += n;
@@ -676,8 +689,9 @@ BAM_UNROLL
     // controller cannot have fetched past the tail: an SQHD that says so fails the queue.
     const std::uint64_t sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
     // Relaxed on the device: the acquire fence after the entries' DW3 already orders this load
-    // after the tail holder's store of the tail it rang (the controller read that doorbell with
-    // acquire before it fetched up to `sqhd`, and released the entry after).
+    // after the tail holder's store of the tail it rang (the doorbell's ring is a release after
+    // that store; the controller reads the doorbell and then fences before it fetches up to
+    // `sqhd`, and releases the entry after).
     const std::uint64_t sq_tail = ref_t<std::uint64_t>(c.sq_tail).load(device_relaxed(acquire));
     const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
     const std::uint32_t advance =
