@@ -64,7 +64,9 @@ phase tests 60 env TESTS="$TEST_NAMES" BIN="$BIN/new" OUT="$log/tests" TEST_TIME
   "$here/run-gpu-tests.sh"
 phase table 170 env BIN="$BIN/new" OUT="$log/table" POINTS="${TABLE_POINTS:-}" bash -c \
   'PROTOCOL=hardware "$0"; a=$?; PROTOCOL=emulator "$0" && exit $a' "$here/io-path-table.sh"
-phase points 40 env OLD="$BIN/old" NEW="$BIN/new" OUT="$log/points" ROUNDS="${ROUNDS:-1}" POINTS="$REG_POINTS" \
+: "${ROUNDS:=1}"
+phase points $((40 * ROUNDS)) env OLD="$BIN/old" NEW="$BIN/new" OUT="$log/points" ROUNDS="$ROUNDS" \
+  POINTS="$REG_POINTS" \
   "$here/regression-points.sh"
 phase sanitize 25 env TOOLS="${TOOLS:-memcheck}" \
   NAMES="host_controller_gpu_test queue_outstanding_gpu_test cache_gpu_test" BIN="$BIN/new" \
