@@ -244,7 +244,7 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
 
 // At least one block per SM, said explicitly: with the queue protocol's batches in registers
 // (queue_pair_ref's holders) ptxas, left to choose, held the kernel to 128 registers and spilled
-// about 700 bytes, which ran 4-15 % slower than one block per SM at about 200 registers, no spills
+// about 700 bytes, which ran 4-19 % slower than one block per SM at about 200 registers, no spills
 // (H200, docs/gpu-engine.md, "Holders in registers").
 template <class QueueSet>
 __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, kernel_args a) {
