@@ -106,6 +106,17 @@ nvme::command tagged(std::uint32_t tag) {
   return c;
 }
 
+// Submits tagged(tag), abandons its wait and lets the controller fetch it; its command ID.
+template <class Queue>
+std::uint16_t submit_abandoned(manual_controller& ctrl, const Queue& q, std::uint32_t tag) {
+  nvme::command c = tagged(tag);
+  const std::uint16_t cid = q.submit(c);
+  q.abandon(cid);
+  EXPECT_TRUE(q.abandoned(cid));
+  EXPECT_EQ(ctrl.fetch().size(), 1u);
+  return cid;
+}
+
 // The case the issue reproduced: one thread submits A then B, the controller completes B first;
 // waiting for A must return A's completion at once (it used to wait for B's entry to be taken).
 TEST(QueueOutstanding, WaitForTheFirstWhenTheSecondCompletedFirst) {
@@ -138,11 +149,7 @@ TEST(QueueOutstanding, AbandonedCommandDoesNotWedgeTheQueue) {
   manual_controller ctrl(8);
   bam::queue_pair qp(ctrl.desc());
   const auto q = qp.ref();
-  nvme::command a = tagged(7);
-  const std::uint16_t ca = q.submit(a);
-  q.abandon(ca);
-  EXPECT_TRUE(q.abandoned(ca));
-  ASSERT_EQ(ctrl.fetch().size(), 1u);
+  const std::uint16_t ca = submit_abandoned(ctrl, q, 7);
   ctrl.post(ca, 7);  // arrives after the abandon, at the head
   // Many more commands than the rings hold: each is completed and waited for normally.
   for (std::uint32_t i = 0; i < 50; ++i) {
@@ -171,10 +178,7 @@ TEST(QueueOutstanding, ASecondCompletionForAnAbandonedCommandFailsTheQueue) {
     manual_controller ctrl(8);
     bam::queue_pair qp(ctrl.desc());
     const auto q = qp.ref();
-    nvme::command a = tagged(7);
-    const std::uint16_t ca = q.submit(a);
-    q.abandon(ca);
-    ASSERT_EQ(ctrl.fetch().size(), 1u);
+    const std::uint16_t ca = submit_abandoned(ctrl, q, 7);
     ctrl.post(ca, 7);
     ctrl.post(ca, 7);  // the controller's mistake
     nvme::command b = tagged(8);
