@@ -589,15 +589,14 @@ __global__ void timed_reads(drives_ref v, uint4* buffers, unsigned long long* mi
 
 TEST(GpuTimingModel, LatencyAndRateStayWithinTheModel) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
   dc.lbas = 1 << 16;
   dc.model = bam::emu::timing_preset("optane-p5800x");
-  cfg.drives = {dc, dc};
-  cfg.queues_per_drive = 32;
-  cfg.queue_entries = 256;
-  cfg.engine_blocks = 4;
-  cfg.engine_warps_per_block = 8;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc, dc},
+                                         .queues_per_drive = 32,
+                                         .queue_entries = 256,
+                                         .engine_blocks = 4,
+                                         .engine_warps_per_block = 8};
   constexpr std::uint32_t threads = 16384, reads = 8;
   uint4* buffers = nullptr;
   unsigned long long* min_latency = nullptr;
@@ -629,7 +628,6 @@ TEST(GpuTimingModel, LatencyAndRateStayWithinTheModel) {
 
 TEST(GpuTimingModel, TheEngineRunsWithTheScaledTimesAndTheBookingHorizon) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
   dc.lbas = 1 << 12;
   dc.model = bam::emu::timing_preset("optane-p5800x");
@@ -637,11 +635,11 @@ TEST(GpuTimingModel, TheEngineRunsWithTheScaledTimesAndTheBookingHorizon) {
   dc.faults.delay_ns = 3'000'000;
   bam::emu::gpu::drive_config slow = dc;
   slow.model.min_latency_ns = 100'000;  // 2 x latency = 200 us: above the 32 us floor
-  cfg.drives = {dc, slow};
-  cfg.queues_per_drive = 2;
-  cfg.queue_entries = 16;
-  cfg.engine_blocks = 1;
-  cfg.engine_warps_per_block = 1;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc, slow},
+                                         .queues_per_drive = 2,
+                                         .queue_entries = 16,
+                                         .engine_blocks = 1,
+                                         .engine_warps_per_block = 1};
   bam::emu::gpu::emulated_drives drives(cfg);
   drives.start();
   const std::vector<bam::emu::gpu::drive_parameters> got = drives.device_parameters();
@@ -689,16 +687,15 @@ __global__ void latency_reads(drives_ref v, uint4* buffers, unsigned long long* 
 
 TEST(GpuTimingModel, ALatencyOnlyDriveCompletesNoSoonerThanItsLatency) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
   dc.lbas = 1 << 12;
   dc.model = bam::emu::timing_preset("ideal");
   dc.model.min_latency_ns = 50'000;  // no caps: latency alone
-  cfg.drives = {dc};
-  cfg.queues_per_drive = 8;
-  cfg.queue_entries = 64;
-  cfg.engine_blocks = 1;
-  cfg.engine_warps_per_block = 4;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc},
+                                         .queues_per_drive = 8,
+                                         .queue_entries = 64,
+                                         .engine_blocks = 1,
+                                         .engine_warps_per_block = 4};
   constexpr std::uint32_t threads = 1024, reads = 20;
   uint4* buffers = nullptr;
   unsigned long long* lat = nullptr;
@@ -781,16 +778,15 @@ TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
   // 1's is in one of the first turns that see it (measured: after 32 of queue 0's). With lane 0
   // first at every turn it would wait until queue 0's SQ was empty (before = 1000, about 10 ms
   // later; by the engine's code, not run).
-  bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
   dc.lbas = 1 << 12;
   dc.model = bam::emu::timing_preset("ideal");
   dc.model.read_iops_512 = dc.model.read_iops_4k = 100'000;
-  cfg.drives = {dc};
-  cfg.queues_per_drive = 2;
-  cfg.queue_entries = 1024;
-  cfg.engine_blocks = 1;
-  cfg.engine_warps_per_block = 1;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc},
+                                         .queues_per_drive = 2,
+                                         .queue_entries = 1024,
+                                         .engine_blocks = 1,
+                                         .engine_warps_per_block = 1};
   constexpr std::uint32_t backlog = 1000;
   std::byte* buf = nullptr;
   std::uint32_t* before = nullptr;
@@ -877,15 +873,14 @@ TEST(GpuDrives, BatchesOfMixedSizesAndOffsetsMoveEveryByte) {
   // back and every word on the media must be the one written, and no word around a transfer,
   // in the buffer's page or on the media, may change.
   constexpr std::uint32_t threads = 4096;
-  bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
   dc.lbas = 8ull * threads;
   dc.model = bam::emu::timing_preset("ideal");
-  cfg.drives = {dc};
-  cfg.queues_per_drive = 4;
-  cfg.queue_entries = 1024;
-  cfg.engine_blocks = 1;
-  cfg.engine_warps_per_block = 1;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc},
+                                         .queues_per_drive = 4,
+                                         .queue_entries = 1024,
+                                         .engine_blocks = 1,
+                                         .engine_warps_per_block = 1};
   std::byte* raw = nullptr;
   unsigned long long* bad = nullptr;
   CUDA_OK(cudaMalloc(&raw, std::size_t{threads + 1} * 4096));
@@ -982,15 +977,14 @@ __global__ void status_kernel(drives_ref v, std::byte* buf, std::uint16_t* out) 
 
 TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
   dc.lbas = 1 << 14;
   dc.media = bam::emu::gpu::media_kind::device;
-  cfg.drives = {dc};
-  cfg.queues_per_drive = 2;
-  cfg.queue_entries = 16;
-  cfg.engine_blocks = 1;
-  cfg.engine_warps_per_block = 1;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc},
+                                         .queues_per_drive = 2,
+                                         .queue_entries = 16,
+                                         .engine_blocks = 1,
+                                         .engine_warps_per_block = 1};
   std::byte* region = nullptr;
   std::uint64_t* list = nullptr;
   prp_case_result* res = nullptr;
