@@ -1,7 +1,8 @@
 // The GPU controller engine: persistent warps that serve emulated drives' I/O queues.
 //
-// Warp w of W owns queues w, w + W, w + 2W, ... (at most 32: lane j holds queue w + j*W's
-// controller state in registers, `warp_state`). Each turn of its loop (`engine_kernel`) a warp
+// Warp w of W owns the queues at places w, w + W, w + 2W, ... of the serving order (at most 32,
+// bam/emu/gpu/serving_order.hpp: lane j holds the controller state of the queue at place w + j*W
+// in registers, `warp_state`). Each turn of its loop (`engine_kernel`) a warp
 //   claim_entries     reads the SQ tail doorbells of its queues (one lane each) and takes up to 32
 //                     new entries, no more than it has free pending slots, the queues in turn
 //                     (the first moves on by one every turn);
@@ -24,6 +25,7 @@
 #include <cuda/atomic>
 
 #include "bam/detail/clock.hpp"
+#include "bam/emu/gpu/serving_order.hpp"
 #include "bam/emu/nvm_processor.hpp"
 #include "bam/nvme/prp.hpp"
 #include "engine.cuh"
@@ -160,7 +162,7 @@ struct warp_state {
   std::uint32_t* held_rows;
   std::uint32_t* tokens;  ///< [pending_per_warp]
   uint4* stage;           ///< [32 * engine_copy_depth] data-movement staging (move_data)
-  std::uint32_t q;        ///< this lane's queue: warp + lane * total_warps
+  std::uint32_t q;        ///< this lane's queue: served_queue(warp + lane * total_warps)
   bool have;              ///< q < n_queues
   engine_queue Q;
   std::uint32_t sq_head;       ///< slot
@@ -229,7 +231,9 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   w.add[w.lane] = 0;
   if (static_cast<std::uint32_t>(w.lane) < pending_per_warp / 32) w.held_rows[w.lane] = 0;
 
-  w.q = warp + static_cast<std::uint32_t>(w.lane) * p.total_warps;
+  // Place warp + lane * total_warps of the serving order (bam/emu/gpu/serving_order.hpp).
+  w.q = served_queue(warp + static_cast<std::uint32_t>(w.lane) * p.total_warps, p.n_drives,
+                     p.queues_per_drive, p.total_warps);
   w.have = w.q < p.n_queues;
   w.Q = engine_queue{};
   if (w.have) w.Q = p.queues[w.q];
