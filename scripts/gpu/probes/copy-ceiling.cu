@@ -1,0 +1,223 @@
+// Probe (issue 19): how fast can a kernel confined to the engine's share of the GPU copy random
+// blocks of pinned host memory, and which copy scheme gets closest to a plain kernel on the whole
+// GPU? Not part of the build: compile and run it by hand on the GPU machine (README.md here).
+//
+//   nvcc -O3 -std=c++20 -arch=sm_90 -o copy-ceiling scripts/gpu/probes/copy-ceiling.cu
+//   ./copy-ceiling [block_bytes=512] [repeats=3]
+//
+// Footprints: 1 GiB, 4 GiB (one span each) and 10 spans of 1 GiB (the 10-SSD point). Every warp
+// copies random blocks (a hash of warp and block number picks span and block) into a device
+// buffer. Schemes:
+//   direct  S   each lane keeps S 16-byte loads in flight in registers, then stores them (the
+//               ceiling kernel's scheme, lib/src/harness/gpu_ceilings.cu)
+//   async   S,P asynchronous copies (cp.async.cg) into shared memory: P stages of S 16-byte
+//               copies per lane, a stage stored while the later ones fly (P = 1: the engine's
+//               move_data today, S = 8)
+// Grids: the whole GPU (SMs x 8 blocks of 256 threads), and G blocks of W warps (the engine: 16 x
+// 16). One line per point: scheme, grid, footprint, M blocks/s (median of repeats, min-max).
+#include <cuda_pipeline_primitives.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#define CK(x)                                                                                 \
+  do {                                                                                        \
+    cudaError_t e_ = (x);                                                                     \
+    if (e_ != cudaSuccess) {                                                                  \
+      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                                           \
+    }                                                                                         \
+  } while (0)
+
+struct span {
+  const uint4* base;
+  std::uint64_t blocks;
+};
+
+__device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/// Source of chunk `w` of block `j` of warp `warp`'s stream.
+__device__ __forceinline__ const uint4* source(const span* spans, std::uint32_t n_spans,
+                                               std::uint32_t words, std::uint64_t warp,
+                                               std::uint64_t j, std::uint64_t seed) {
+  const std::uint64_t h = mix(seed ^ (warp << 32) ^ j);
+  const span s = spans[n_spans == 1 ? 0 : (h >> 40) % n_spans];
+  return s.base + (h % s.blocks) * words;
+}
+
+template <int S>
+__global__ void direct(const span* spans, std::uint32_t n_spans, std::uint32_t words,
+                       uint4* scratch, std::uint64_t per_warp, std::uint64_t seed) {
+  const std::uint32_t lane = threadIdx.x % 32;
+  const std::uint64_t warp = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  uint4* out = scratch + warp * 32 * S;
+  const std::uint64_t flat = per_warp * words;
+  for (std::uint64_t f0 = 0; f0 < flat; f0 += 32 * S) {
+    uint4 v[S];
+#pragma unroll
+    for (int k = 0; k < S; ++k) {
+      const std::uint64_t f = f0 + lane + 32u * k;
+      if (f < flat) v[k] = __ldcg(source(spans, n_spans, words, warp, f / words, seed) + f % words);
+    }
+#pragma unroll
+    for (int k = 0; k < S; ++k)
+      if (f0 + lane + 32u * k < flat) __stcg(out + lane + 32 * k, v[k]);
+  }
+}
+
+template <int S, int P>
+__global__ void async_copy(const span* spans, std::uint32_t n_spans, std::uint32_t words,
+                           uint4* scratch, std::uint64_t per_warp, std::uint64_t seed) {
+  extern __shared__ uint4 stage_all[];
+  const std::uint32_t lane = threadIdx.x % 32;
+  const std::uint64_t warp = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  uint4* stage = stage_all + (threadIdx.x / 32) * (32 * S * P);
+  uint4* out = scratch + warp * 32 * S;
+  const std::uint64_t flat = per_warp * words;
+  const std::uint64_t rounds = (flat + 32 * S - 1) / (32 * S);
+  for (std::uint64_t r = 0; r < rounds + P - 1; ++r) {
+    if (r < rounds) {
+      uint4* st = stage + (r % P) * 32 * S;
+#pragma unroll
+      for (int k = 0; k < S; ++k) {
+        const std::uint64_t f = r * 32 * S + lane + 32u * k;
+        if (f < flat)
+          __pipeline_memcpy_async(st + lane + 32 * k,
+                                  source(spans, n_spans, words, warp, f / words, seed) + f % words,
+                                  16);
+      }
+    }
+    __pipeline_commit();  // an empty group past the end keeps the count
+    if (r + 1 >= P) {
+      __pipeline_wait_prior(P - 1);
+      const std::uint64_t d = r + 1 - P;  // the round that has landed
+      const uint4* st = stage + (d % P) * 32 * S;
+#pragma unroll
+      for (int k = 0; k < S; ++k)
+        if (d * 32 * S + lane + 32u * k < flat) __stcg(out + lane + 32 * k, st[lane + 32 * k]);
+    }
+  }
+}
+
+struct grid_shape {
+  const char* name;
+  std::uint32_t blocks, warps;
+};
+
+using kernel_fn = void (*)(const span*, std::uint32_t, std::uint32_t, uint4*, std::uint64_t,
+                           std::uint64_t);
+
+struct scheme {
+  const char* name;
+  kernel_fn fn;
+  int s, p;  // p = 0: registers
+};
+
+int main(int argc, char** argv) {
+  const std::uint64_t block = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 512;
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+  const std::uint32_t words = static_cast<std::uint32_t>(block / 16);
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("# %s, %d SMs, block %llu B\n", prop.name, sms,
+              static_cast<unsigned long long>(block));
+
+  // 10 spans of 1 GiB, and one of 4 GiB; the 1 GiB footprint is the first span.
+  constexpr std::uint64_t gib = 1ull << 30;
+  std::vector<void*> host;
+  std::vector<span> ten;
+  for (int i = 0; i < 10; ++i) {
+    void* h = nullptr;
+    CK(cudaHostAlloc(&h, gib, cudaHostAllocMapped | cudaHostAllocPortable));
+    std::memset(h, 0x3c + i, gib);
+    void* d = nullptr;
+    CK(cudaHostGetDevicePointer(&d, h, 0));
+    host.push_back(h);
+    ten.push_back({static_cast<const uint4*>(d), gib / block});
+  }
+  void* h4 = nullptr;
+  CK(cudaHostAlloc(&h4, 4 * gib, cudaHostAllocMapped | cudaHostAllocPortable));
+  std::memset(h4, 0x5a, 4 * gib);
+  void* d4 = nullptr;
+  CK(cudaHostGetDevicePointer(&d4, h4, 0));
+  const span four{static_cast<const uint4*>(d4), 4 * gib / block};
+
+  struct footprint {
+    const char* name;
+    std::vector<span> spans;
+  };
+  const std::vector<footprint> feet = {{"1GiB", {ten[0]}}, {"4GiB", {four}}, {"10x1GiB", ten}};
+  span* d_spans = nullptr;
+  CK(cudaMalloc(&d_spans, 10 * sizeof(span)));
+
+  const std::vector<grid_shape> grids = {
+      {"whole", static_cast<std::uint32_t>(sms) * 8, 8},
+      {"16x16", 16, 16},
+      {"32x8", 32, 8},
+      {"32x16", 32, 16},
+      {"48x16", 48, 16},
+  };
+  const std::vector<scheme> schemes = {
+      {"direct8", direct<8>, 8, 0},
+      {"async8x1", async_copy<8, 1>, 8, 1},
+      {"async8x2", async_copy<8, 2>, 8, 2},
+      {"async8x4", async_copy<8, 4>, 8, 4},
+      {"async16x1", async_copy<16, 1>, 16, 1},
+      {"async4x4", async_copy<4, 4>, 4, 4},
+  };
+  uint4* scratch = nullptr;
+  const std::uint64_t max_warps = std::uint64_t{static_cast<std::uint32_t>(sms) * 8} * 8;
+  CK(cudaMalloc(&scratch, max_warps * 32 * 16 * 16));
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  for (const footprint& ft : feet) {
+    CK(cudaMemcpy(d_spans, ft.spans.data(), ft.spans.size() * sizeof(span),
+                  cudaMemcpyHostToDevice));
+    for (const grid_shape& g : grids) {
+      for (const scheme& sc : schemes) {
+        if (g.blocks > 100 && sc.p > 1) continue;  // the whole GPU: the ceiling's schemes only
+        const std::uint64_t warps = std::uint64_t{g.blocks} * g.warps;
+        // About 16 M blocks of 512 B (or 2 GiB of larger ones) per run.
+        const std::uint64_t target = block <= 512 ? (16ull << 20) : ((2ull << 30) / block);
+        const std::uint64_t per_warp = std::max<std::uint64_t>(64, target / warps);
+        const std::size_t shared =
+            sc.p == 0 ? 0 : std::size_t{g.warps} * 32 * sc.s * sc.p * sizeof(uint4);
+        if (shared > prop.sharedMemPerBlockOptin) continue;  // does not fit an SM
+        if (shared > 48 * 1024)
+          CK(cudaFuncSetAttribute(sc.fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  static_cast<int>(shared)));
+        std::vector<double> rate;
+        for (int r = 0; r <= repeats; ++r) {
+          CK(cudaEventRecord(a));
+          sc.fn<<<g.blocks, g.warps * 32, shared>>>(d_spans,
+                                                    static_cast<std::uint32_t>(ft.spans.size()),
+                                                    words, scratch, per_warp, 1234 + r);
+          CK(cudaGetLastError());
+          CK(cudaEventRecord(b));
+          CK(cudaEventSynchronize(b));
+          float ms = 0;
+          CK(cudaEventElapsedTime(&ms, a, b));
+          if (r > 0) rate.push_back(double(warps * per_warp) / (ms * 1e-3) / 1e6);
+        }
+        std::sort(rate.begin(), rate.end());
+        std::printf("%-10s %-6s %-8s %8.2f M/s (%.2f-%.2f)\n", sc.name, g.name, ft.name,
+                    rate[rate.size() / 2], rate.front(), rate.back());
+        std::fflush(stdout);
+      }
+    }
+  }
+  return 0;
+}
