@@ -62,7 +62,9 @@ phase() {
 }
 phase tests 60 env TESTS="$TEST_NAMES" BIN="$BIN/new" OUT="$log/tests" TEST_TIMEOUT=60 \
   "$here/run-gpu-tests.sh"
-phase table 170 env BIN="$BIN/new" OUT="$log/table" POINTS="${TABLE_POINTS:-}" bash -c \
+# The table's estimate: its points' seconds in both protocols (io-path-table.sh --estimate).
+table_s=$((2 * $(POINTS="${TABLE_POINTS:-}" "$here/io-path-table.sh" --estimate)))
+phase table "$table_s" env BIN="$BIN/new" OUT="$log/table" POINTS="${TABLE_POINTS:-}" bash -c \
   'PROTOCOL=hardware "$0"; a=$?; PROTOCOL=emulator "$0" && exit $a' "$here/io-path-table.sh"
 : "${ROUNDS:=1}"
 phase points $((40 * ROUNDS)) env OLD="$BIN/old" NEW="$BIN/new" OUT="$log/points" ROUNDS="$ROUNDS" \

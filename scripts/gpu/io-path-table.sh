@@ -17,10 +17,28 @@
 # Every other point: 128 queue pairs x 1024 per SSD, 1M GPU threads, 1 outstanding per thread.
 # Reports and logs: $OUT/<protocol>/<point>.{json,txt}; scripts/gpu/io-path-table.py makes the
 # table. Usage: BIN=dir-with-nvm-block-bench OUT=out [PROTOCOL=hardware] [POINTS="..."]
-#   scripts/gpu/io-path-table.sh       (about 3 minutes per protocol on an H200)
+#   scripts/gpu/io-path-table.sh       (about 1.5 minutes per protocol on an H200)
+# `[POINTS="..."] scripts/gpu/io-path-table.sh --estimate` prints the seconds POINTS take in one
+# protocol (H200), runs nothing.
 set -u
-: "${BIN:?folder with nvm-block-bench}" "${OUT:=out}" "${PROTOCOL:=hardware}"
 : "${POINTS:=ideal_4k_8g ideal_512_1g ideal_512_4g optane1_512 optane4_512 optane10_256m optane10_1g qd1_null qd1_optane oneqp_null}"
+# Seconds a point takes in one protocol on an H200, start and ceilings included: the longer
+# protocol of a17041c's table (results/io-path/h200/2026-11-28-a17041c/) and about a fifth more.
+seconds_of() {
+  case $1 in
+    ideal_4k_8g) echo 14 ;; ideal_512_1g) echo 3 ;; ideal_512_4g) echo 5 ;;
+    optane1_512) echo 8 ;; optane4_512) echo 11 ;; optane10_256m) echo 9 ;;
+    optane10_1g) echo 18 ;; qd1_null | qd1_optane) echo 5 ;; oneqp_null) echo 8 ;;
+    *) echo 30 ;;  # unknown: args_of says so when it runs
+  esac
+}
+if [ "${1:-}" = --estimate ]; then
+  total=0
+  for p in $POINTS; do total=$((total + $(seconds_of "$p"))); done
+  echo "$total"
+  exit 0
+fi
+: "${BIN:?folder with nvm-block-bench}" "${OUT:=out}" "${PROTOCOL:=hardware}"
 dir=$OUT/$PROTOCOL
 mkdir -p "$dir"
 export CUDA_MODULE_LOADING=EAGER
