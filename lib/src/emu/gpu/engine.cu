@@ -205,7 +205,8 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   const std::uint32_t warp_in_block = threadIdx.x / 32;
   const std::uint32_t warps_per_block = blockDim.x / 32;
   // Warps are numbered across the blocks first (warp w: block w % blocks), so that the first
-  // queues, which every configuration has, are spread over all the engine's SMs.
+  // places of the serving order, which every configuration has, are spread over all the
+  // engine's SMs.
   const std::uint32_t warp = warp_in_block * gridDim.x + blockIdx.x;
 
   // The block's shared memory: every warp's due times, then its 32-bit arrays (info, add,
