@@ -13,8 +13,11 @@
 //   async   S,P asynchronous copies (cp.async.cg) into shared memory: P stages of S 16-byte
 //               copies per lane, a stage stored while the later ones fly (P = 1: the engine's
 //               move_data today, S = 8)
-// Grids: the whole GPU (SMs x 8 blocks of 256 threads), and G blocks of W warps (the engine: 16 x
-// 16). One line per point: scheme, grid, footprint, M blocks/s (median of repeats, min-max).
+// Grids: the whole GPU (SMs x 8 blocks of 256 threads; the one-stage schemes only, and not all
+// its blocks resident at once where their shared memory does not fit), and G blocks of W warps
+// (the engine: 16 x 16). One line per point: scheme, grid, footprint, M blocks/s (median of
+// repeats, min-max) and the blocks an SM holds; a point whose blocks need more shared memory
+// than a block may have says "skipped".
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
@@ -112,6 +115,7 @@ __global__ void async_copy(const span* spans, std::uint32_t n_spans, std::uint32
 struct grid_shape {
   const char* name;
   std::uint32_t blocks, warps;
+  bool whole;  ///< the whole GPU: only the one-stage schemes (the ceiling's and the engine's)
 };
 
 using kernel_fn = void (*)(const span*, std::uint32_t, std::uint32_t, uint4*, std::uint64_t,
@@ -126,6 +130,11 @@ struct scheme {
 int main(int argc, char** argv) {
   const std::uint64_t block = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 512;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+  if (block < 16 || block % 16 != 0 || block > (1u << 20) || repeats < 1) {
+    std::fprintf(stderr, "usage: %s [block_bytes: a multiple of 16, 16 .. 1 MiB] [repeats >= 1]\n",
+                 argv[0]);
+    return 2;
+  }
   const std::uint32_t words = static_cast<std::uint32_t>(block / 16);
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -163,11 +172,11 @@ int main(int argc, char** argv) {
   CK(cudaMalloc(&d_spans, 10 * sizeof(span)));
 
   const std::vector<grid_shape> grids = {
-      {"whole", static_cast<std::uint32_t>(sms) * 8, 8},
-      {"16x16", 16, 16},
-      {"32x8", 32, 8},
-      {"32x16", 32, 16},
-      {"48x16", 48, 16},
+      {"whole", static_cast<std::uint32_t>(sms) * 8, 8, true},
+      {"16x16", 16, 16, false},
+      {"32x8", 32, 8, false},
+      {"32x16", 32, 16, false},
+      {"48x16", 48, 16, false},
   };
   const std::vector<scheme> schemes = {
       {"direct8", direct<8>, 8, 0},
@@ -188,14 +197,18 @@ int main(int argc, char** argv) {
                   cudaMemcpyHostToDevice));
     for (const grid_shape& g : grids) {
       for (const scheme& sc : schemes) {
-        if (g.blocks > 100 && sc.p > 1) continue;  // the whole GPU: the ceiling's schemes only
+        if (g.whole && sc.p > 1) continue;  // the whole GPU: one-stage schemes only
         const std::uint64_t warps = std::uint64_t{g.blocks} * g.warps;
         // About 16 M blocks of 512 B (or 2 GiB of larger ones) per run.
         const std::uint64_t target = block <= 512 ? (16ull << 20) : ((2ull << 30) / block);
         const std::uint64_t per_warp = std::max<std::uint64_t>(64, target / warps);
         const std::size_t shared =
             sc.p == 0 ? 0 : std::size_t{g.warps} * 32 * sc.s * sc.p * sizeof(uint4);
-        if (shared > prop.sharedMemPerBlockOptin) continue;  // does not fit an SM
+        if (shared > prop.sharedMemPerBlockOptin) {
+          std::printf("%-10s %-6s %-8s skipped: %zu bytes of shared memory a block\n", sc.name,
+                      g.name, ft.name, shared);
+          continue;
+        }
         if (shared > 48 * 1024)
           CK(cudaFuncSetAttribute(sc.fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(shared)));
@@ -213,8 +226,10 @@ int main(int argc, char** argv) {
           if (r > 0) rate.push_back(double(warps * per_warp) / (ms * 1e-3) / 1e6);
         }
         std::sort(rate.begin(), rate.end());
-        std::printf("%-10s %-6s %-8s %8.2f M/s (%.2f-%.2f)\n", sc.name, g.name, ft.name,
-                    rate[rate.size() / 2], rate.front(), rate.back());
+        int resident = 0;  // blocks an SM holds: the whole grid runs at once only if enough
+        CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, sc.fn, g.warps * 32, shared));
+        std::printf("%-10s %-6s %-8s %8.2f M/s (%.2f-%.2f), %d blocks per SM\n", sc.name, g.name,
+                    ft.name, rate[rate.size() / 2], rate.front(), rate.back(), resident);
         std::fflush(stdout);
       }
     }
