@@ -2,7 +2,8 @@
 // blocks of pinned host memory, and which copy scheme gets closest to a plain kernel on the whole
 // GPU? Not part of the build: compile and run it by hand on the GPU machine (README.md here).
 //
-//   nvcc -O3 -std=c++20 -arch=sm_90 -o copy-ceiling scripts/gpu/probes/copy-ceiling.cu
+//   nvcc -O3 -std=c++20 -arch=sm_90 -Ilib/include -o copy-ceiling \
+//     scripts/gpu/probes/copy-ceiling.cu
 //   ./copy-ceiling [block_bytes=512] [repeats=3]
 //
 // Footprints: 1 GiB, 4 GiB (one span each) and 10 spans of 1 GiB (the 10-SSD point). Every warp
@@ -28,6 +29,8 @@
 #include <cstring>
 #include <vector>
 
+#include "bam/detail/hash.hpp"
+
 #define CK(x)                                                                                 \
   do {                                                                                        \
     cudaError_t e_ = (x);                                                                     \
@@ -42,18 +45,11 @@ struct span {
   std::uint64_t blocks;
 };
 
-__device__ __forceinline__ std::uint64_t mix(std::uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /// Source of chunk `w` of block `j` of warp `warp`'s stream.
 __device__ __forceinline__ const uint4* source(const span* spans, std::uint32_t n_spans,
                                                std::uint32_t words, std::uint64_t warp,
                                                std::uint64_t j, std::uint64_t seed) {
-  const std::uint64_t h = mix(seed ^ (warp << 32) ^ j);
+  const std::uint64_t h = bam::mix64(seed ^ (warp << 32) ^ j);
   const span s = spans[n_spans == 1 ? 0 : (h >> 40) % n_spans];
   return s.base + (h % s.blocks) * words;
 }
