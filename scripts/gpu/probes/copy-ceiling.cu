@@ -4,7 +4,7 @@
 //
 //   nvcc -O3 -std=c++20 -arch=sm_90 -Ilib/include -o copy-ceiling \
 //     scripts/gpu/probes/copy-ceiling.cu
-//   ./copy-ceiling [block_bytes=512] [repeats=3]
+//   ./copy-ceiling [block_bytes=512] [repeats=3] [scheme name prefix: only those] [footprint]
 //
 // Footprints: 1 GiB, 4 GiB (one span each) and 10 spans of 1 GiB (the 10-SSD point). Every warp
 // copies random blocks (a hash of warp and block number picks span and block) into a device
@@ -14,6 +14,9 @@
 //   async   S,P asynchronous copies (cp.async.cg) into shared memory: P stages of S 16-byte
 //               copies per lane, a stage stored while the later ones fly (P = 1: the engine's
 //               move_data today, S = 8)
+//   bulk    B,P bulk copies (cp.async.bulk, the SM's copy engine): lane l < B copies a whole block
+//               with one instruction into shared memory, an mbarrier counts the stage's bytes; P
+//               stages (blocks of at most 512 B)
 // Grids: the whole GPU (SMs x 8 blocks of 256 threads; the one-stage schemes only, and not all
 // its blocks resident at once where their shared memory does not fit), and G blocks of W warps
 // (the engine: 16 x 16). One line per point: scheme, grid, footprint, M blocks/s (median of
@@ -27,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "bam/detail/hash.hpp"
@@ -108,6 +112,83 @@ __global__ void async_copy(const span* spans, std::uint32_t n_spans, std::uint32
   }
 }
 
+// Bulk copies (the Hopper copy engine of an SM, TMA: cp.async.bulk): lane l < B of a warp copies
+// block l of a stage of B whole blocks into shared memory with one instruction, the stage's
+// mbarrier counting the bytes; P stages in flight.
+__device__ __forceinline__ unsigned smem_addr(const void* p) {
+  return static_cast<unsigned>(__cvta_generic_to_shared(p));
+}
+__device__ __forceinline__ void bar_init(std::uint64_t* bar) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
+}
+__device__ __forceinline__ void bar_expect(std::uint64_t* bar, unsigned bytes) {
+  asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(
+                   smem_addr(bar)),
+               "r"(bytes)
+               : "memory");
+}
+__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes,
+                                          std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
+          "r"(smem_addr(dst)),
+      "l"(src), "r"(bytes), "r"(smem_addr(bar))
+      : "memory");
+}
+__device__ __forceinline__ bool bar_done(std::uint64_t* bar, unsigned parity) {
+  unsigned ok = 0;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; "
+      "}"
+      : "=r"(ok)
+      : "r"(smem_addr(bar)), "r"(parity)
+      : "memory");
+  return ok != 0;
+}
+
+template <int B, int P>
+__global__ void bulk_copy(const span* spans, std::uint32_t n_spans, std::uint32_t words,
+                          uint4* scratch, std::uint64_t per_warp, std::uint64_t seed) {
+  extern __shared__ uint4 stage_all[];
+  __shared__ alignas(8) std::uint64_t bars[32][P];
+  const std::uint32_t lane = threadIdx.x % 32, wb = threadIdx.x / 32;
+  const std::uint64_t warp = (std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x) / 32;
+  uint4* stage = stage_all + std::uint64_t{wb} * B * words * P;
+  uint4* out = scratch + warp * 32 * 32;  // 16 KiB a warp: B = 32 blocks of 512 B at most
+  if (lane == 0)
+    for (int k = 0; k < P; ++k)
+      bar_init(&bars[wb][k]);
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+  __syncwarp();
+  const std::uint64_t rounds = (per_warp + B - 1) / B;
+  for (std::uint64_t r = 0; r < rounds + P - 1; ++r) {
+    if (r < rounds) {
+      const auto st = static_cast<std::uint32_t>(r % P);
+      const std::uint64_t left = per_warp - r * B;
+      const auto n = static_cast<std::uint32_t>(left < B ? left : B);
+      if (lane == 0) bar_expect(&bars[wb][st], n * words * 16);
+      __syncwarp();
+      if (lane < n)
+        bulk_load(stage + (std::uint64_t{st} * B + lane) * words,
+                  source(spans, n_spans, words, warp, r * B + lane, seed), words * 16,
+                  &bars[wb][st]);
+    }
+    if (r + 1 >= P) {
+      const std::uint64_t d = r + 1 - P;  // the round that lands now
+      const auto st = static_cast<std::uint32_t>(d % P);
+      while (!bar_done(&bars[wb][st], static_cast<unsigned>((d / P) & 1))) {
+      }
+      const std::uint64_t left = per_warp - d * B;
+      const auto n = static_cast<std::uint32_t>(left < B ? left : B);
+      const uint4* src = stage + std::uint64_t{st} * B * words;
+      for (std::uint32_t k = lane; k < n * words; k += 32)
+        __stcg(out + k, src[k]);
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      __syncwarp();  // every lane's reads of the stage before it is filled again
+    }
+  }
+}
+
 struct grid_shape {
   const char* name;
   std::uint32_t blocks, warps;
@@ -120,14 +201,23 @@ using kernel_fn = void (*)(const span*, std::uint32_t, std::uint32_t, uint4*, st
 struct scheme {
   const char* name;
   kernel_fn fn;
-  int s, p;  // p = 0: registers
+  int s, p;      // p = 0: registers
+  int bulk = 0;  ///< bulk copies: s blocks a stage (shared memory: s x block bytes x p a warp)
 };
 
 int main(int argc, char** argv) {
   const std::uint64_t block = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 512;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
+  const std::string only = argc > 3 ? argv[3] : "";  // schemes whose name starts with it
+  const std::string foot = argc > 4 ? argv[4] : "";  // one footprint: 1GiB, 4GiB or 10x1GiB
+  if (!foot.empty() && foot != "1GiB" && foot != "4GiB" && foot != "10x1GiB") {
+    std::fprintf(stderr, "unknown footprint '%s': 1GiB, 4GiB or 10x1GiB\n", foot.c_str());
+    return 2;
+  }
   if (block < 16 || block % 16 != 0 || block > (1u << 20) || repeats < 1) {
-    std::fprintf(stderr, "usage: %s [block_bytes: a multiple of 16, 16 .. 1 MiB] [repeats >= 1]\n",
+    std::fprintf(stderr,
+                 "usage: %s [block_bytes: a multiple of 16, 16 .. 1 MiB] [repeats >= 1] "
+                 "[scheme name prefix] [footprint: 1GiB, 4GiB or 10x1GiB]\n",
                  argv[0]);
     return 2;
   }
@@ -173,6 +263,8 @@ int main(int argc, char** argv) {
       {"32x8", 32, 8, false},
       {"32x16", 32, 16, false},
       {"48x16", 48, 16, false},
+      {"16x8", 16, 8, false},
+      {"16x4", 16, 4, false},
   };
   const std::vector<scheme> schemes = {
       {"direct8", direct<8>, 8, 0},
@@ -181,6 +273,12 @@ int main(int argc, char** argv) {
       {"async8x4", async_copy<8, 4>, 8, 4},
       {"async16x1", async_copy<16, 1>, 16, 1},
       {"async4x4", async_copy<4, 4>, 4, 4},
+      {"bulk8x1", bulk_copy<8, 1>, 8, 1, 1},
+      {"bulk8x2", bulk_copy<8, 2>, 8, 2, 1},
+      {"bulk16x1", bulk_copy<16, 1>, 16, 1, 1},
+      {"bulk16x2", bulk_copy<16, 2>, 16, 2, 1},
+      {"bulk32x1", bulk_copy<32, 1>, 32, 1, 1},
+      {"bulk8x4", bulk_copy<8, 4>, 8, 4, 1},
   };
   uint4* scratch = nullptr;
   const std::uint64_t max_warps = std::uint64_t{static_cast<std::uint32_t>(sms) * 8} * 8;
@@ -189,17 +287,23 @@ int main(int argc, char** argv) {
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
   for (const footprint& ft : feet) {
+    if (!foot.empty() && foot != ft.name) continue;
     CK(cudaMemcpy(d_spans, ft.spans.data(), ft.spans.size() * sizeof(span),
                   cudaMemcpyHostToDevice));
     for (const grid_shape& g : grids) {
       for (const scheme& sc : schemes) {
-        if (g.whole && sc.p > 1) continue;  // the whole GPU: one-stage schemes only
+        if (g.whole && (sc.p > 1 || sc.bulk != 0)) continue;  // whole GPU: one-stage, not bulk
+        if (!only.empty() && std::strncmp(sc.name, only.c_str(), only.size()) != 0) continue;
+        // Bulk: grids of the engine's size or less, blocks of 512 B at most (the scratch area).
+        if (sc.bulk != 0 && (g.blocks * g.warps > 256 || block > 512)) continue;
         const std::uint64_t warps = std::uint64_t{g.blocks} * g.warps;
         // About 16 M blocks of 512 B (or 2 GiB of larger ones) per run.
         const std::uint64_t target = block <= 512 ? (16ull << 20) : ((2ull << 30) / block);
         const std::uint64_t per_warp = std::max<std::uint64_t>(64, target / warps);
-        const std::size_t shared =
-            sc.p == 0 ? 0 : std::size_t{g.warps} * 32 * sc.s * sc.p * sizeof(uint4);
+        const std::size_t shared = sc.p == 0 ? 0
+                                   : sc.bulk != 0
+                                       ? std::size_t{g.warps} * sc.s * sc.p * block
+                                       : std::size_t{g.warps} * 32 * sc.s * sc.p * sizeof(uint4);
         if (shared > prop.sharedMemPerBlockOptin) {
           std::printf("%-10s %-6s %-8s skipped: %zu bytes of shared memory a block\n", sc.name,
                       g.name, ft.name, shared);
