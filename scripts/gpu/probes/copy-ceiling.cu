@@ -17,11 +17,11 @@
 //   bulk    B,P bulk copies (cp.async.bulk, the SM's copy engine): lane l < B copies a whole block
 //               with one instruction into shared memory, an mbarrier counts the stage's bytes; P
 //               stages (blocks of at most 512 B)
-// Grids: the whole GPU (SMs x 8 blocks of 256 threads; the one-stage schemes only, and not all
-// its blocks resident at once where their shared memory does not fit), and G blocks of W warps
-// (the engine: 16 x 16). One line per point: scheme, grid, footprint, M blocks/s (median of
-// repeats, min-max) and the blocks an SM holds; a point whose blocks need more shared memory
-// than a block may have says "skipped".
+// Grids: the whole GPU (SMs x 8 blocks of 256 threads; the one-stage direct and async schemes
+// only, and not all its blocks resident at once where their shared memory does not fit), and G
+// blocks of W warps (the engine: 16 x 16). One line per point: scheme, grid, footprint, M
+// blocks/s (median of repeats, min-max) and the blocks an SM holds; a point that cannot run
+// (more shared memory than a block may have; bulk past 256 warps or 512 B blocks) says "skipped".
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
@@ -221,6 +221,34 @@ int main(int argc, char** argv) {
                  argv[0]);
     return 2;
   }
+  const std::vector<scheme> schemes = {
+      {"direct8", direct<8>, 8, 0},
+      {"async8x1", async_copy<8, 1>, 8, 1},
+      {"async8x2", async_copy<8, 2>, 8, 2},
+      {"async8x4", async_copy<8, 4>, 8, 4},
+      {"async16x1", async_copy<16, 1>, 16, 1},
+      {"async4x4", async_copy<4, 4>, 4, 4},
+      {"bulk8x1", bulk_copy<8, 1>, 8, 1, 1},
+      {"bulk8x2", bulk_copy<8, 2>, 8, 2, 1},
+      {"bulk16x1", bulk_copy<16, 1>, 16, 1, 1},
+      {"bulk16x2", bulk_copy<16, 2>, 16, 2, 1},
+      {"bulk32x1", bulk_copy<32, 1>, 32, 1, 1},
+      {"bulk8x4", bulk_copy<8, 4>, 8, 4, 1},
+  };
+  bool any = false, any_not_bulk = false;
+  for (const scheme& sc : schemes)
+    if (only.empty() || std::strncmp(sc.name, only.c_str(), only.size()) == 0) {
+      any = true;
+      any_not_bulk = any_not_bulk || sc.bulk == 0;
+    }
+  if (!any) {
+    std::fprintf(stderr, "no scheme's name starts with '%s'\n", only.c_str());
+    return 2;
+  }
+  if (!any_not_bulk && block > 512) {
+    std::fprintf(stderr, "the bulk schemes copy blocks of 512 B at most\n");
+    return 2;
+  }
   const std::uint32_t words = static_cast<std::uint32_t>(block / 16);
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -266,20 +294,6 @@ int main(int argc, char** argv) {
       {"16x8", 16, 8, false},
       {"16x4", 16, 4, false},
   };
-  const std::vector<scheme> schemes = {
-      {"direct8", direct<8>, 8, 0},
-      {"async8x1", async_copy<8, 1>, 8, 1},
-      {"async8x2", async_copy<8, 2>, 8, 2},
-      {"async8x4", async_copy<8, 4>, 8, 4},
-      {"async16x1", async_copy<16, 1>, 16, 1},
-      {"async4x4", async_copy<4, 4>, 4, 4},
-      {"bulk8x1", bulk_copy<8, 1>, 8, 1, 1},
-      {"bulk8x2", bulk_copy<8, 2>, 8, 2, 1},
-      {"bulk16x1", bulk_copy<16, 1>, 16, 1, 1},
-      {"bulk16x2", bulk_copy<16, 2>, 16, 2, 1},
-      {"bulk32x1", bulk_copy<32, 1>, 32, 1, 1},
-      {"bulk8x4", bulk_copy<8, 4>, 8, 4, 1},
-  };
   uint4* scratch = nullptr;
   const std::uint64_t max_warps = std::uint64_t{static_cast<std::uint32_t>(sms) * 8} * 8;
   CK(cudaMalloc(&scratch, max_warps * 32 * 16 * 16));
@@ -294,8 +308,13 @@ int main(int argc, char** argv) {
       for (const scheme& sc : schemes) {
         if (g.whole && (sc.p > 1 || sc.bulk != 0)) continue;  // whole GPU: one-stage, not bulk
         if (!only.empty() && std::strncmp(sc.name, only.c_str(), only.size()) != 0) continue;
-        // Bulk: grids of the engine's size or less, blocks of 512 B at most (the scratch area).
-        if (sc.bulk != 0 && (g.blocks * g.warps > 256 || block > 512)) continue;
+        // Bulk: grids of the engine's size or less, blocks of 512 B at most (the kernel's output
+        // stride is 16 KiB a warp: 32 blocks of 512 B).
+        if (sc.bulk != 0 && (g.blocks * g.warps > 256 || block > 512)) {
+          std::printf("%-10s %-6s %-8s skipped: bulk runs on 256 warps at most, 512 B blocks\n",
+                      sc.name, g.name, ft.name);
+          continue;
+        }
         const std::uint64_t warps = std::uint64_t{g.blocks} * g.warps;
         // About 16 M blocks of 512 B (or 2 GiB of larger ones) per run.
         const std::uint64_t target = block <= 512 ? (16ull << 20) : ((2ull << 30) / block);
@@ -304,12 +323,14 @@ int main(int argc, char** argv) {
                                    : sc.bulk != 0
                                        ? std::size_t{g.warps} * sc.s * sc.p * block
                                        : std::size_t{g.warps} * 32 * sc.s * sc.p * sizeof(uint4);
-        if (shared > prop.sharedMemPerBlockOptin) {
+        cudaFuncAttributes fa{};
+        CK(cudaFuncGetAttributes(&fa, sc.fn));  // its static shared memory (the mbarriers)
+        if (shared + fa.sharedSizeBytes > prop.sharedMemPerBlockOptin) {
           std::printf("%-10s %-6s %-8s skipped: %zu bytes of shared memory a block\n", sc.name,
-                      g.name, ft.name, shared);
+                      g.name, ft.name, shared + fa.sharedSizeBytes);
           continue;
         }
-        if (shared > 48 * 1024)
+        if (shared + fa.sharedSizeBytes > 48 * 1024)
           CK(cudaFuncSetAttribute(sc.fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                   static_cast<int>(shared)));
         std::vector<double> rate;
