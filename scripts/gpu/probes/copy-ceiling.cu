@@ -25,6 +25,8 @@
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
+#include <cuda/ptx>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -43,6 +45,8 @@
       std::exit(1);                                                                           \
     }                                                                                         \
   } while (0)
+
+namespace ptx = cuda::ptx;
 
 struct span {
   const uint4* base;
@@ -112,40 +116,9 @@ __global__ void async_copy(const span* spans, std::uint32_t n_spans, std::uint32
   }
 }
 
-// Bulk copies (the Hopper copy engine of an SM, TMA: cp.async.bulk): lane l < B of a warp copies
-// block l of a stage of B whole blocks into shared memory with one instruction, the stage's
-// mbarrier counting the bytes; P stages in flight.
-__device__ __forceinline__ unsigned smem_addr(const void* p) {
-  return static_cast<unsigned>(__cvta_generic_to_shared(p));
-}
-__device__ __forceinline__ void bar_init(std::uint64_t* bar) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(bar)) : "memory");
-}
-__device__ __forceinline__ void bar_expect(std::uint64_t* bar, unsigned bytes) {
-  asm volatile("{ .reg .b64 st; mbarrier.arrive.expect_tx.shared::cta.b64 st, [%0], %1; }" ::"r"(
-                   smem_addr(bar)),
-               "r"(bytes)
-               : "memory");
-}
-__device__ __forceinline__ void bulk_load(void* dst, const void* src, unsigned bytes,
-                                          std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::
-          "r"(smem_addr(dst)),
-      "l"(src), "r"(bytes), "r"(smem_addr(bar))
-      : "memory");
-}
-__device__ __forceinline__ bool bar_done(std::uint64_t* bar, unsigned parity) {
-  unsigned ok = 0;
-  asm volatile(
-      "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; "
-      "}"
-      : "=r"(ok)
-      : "r"(smem_addr(bar)), "r"(parity)
-      : "memory");
-  return ok != 0;
-}
-
+// Bulk copies (the Hopper copy engine of an SM, TMA: cp.async.bulk, through libcu++'s cuda::ptx):
+// lane l < B of a warp copies block l of a stage of B whole blocks into shared memory with one
+// instruction, the stage's mbarrier counting the bytes; P stages in flight.
 template <int B, int P>
 __global__ void bulk_copy(const span* spans, std::uint32_t n_spans, std::uint32_t words,
                           uint4* scratch, std::uint64_t per_warp, std::uint64_t seed) {
@@ -157,8 +130,8 @@ __global__ void bulk_copy(const span* spans, std::uint32_t n_spans, std::uint32_
   uint4* out = scratch + warp * 32 * 32;  // 16 KiB a warp: B = 32 blocks of 512 B at most
   if (lane == 0)
     for (int k = 0; k < P; ++k)
-      bar_init(&bars[wb][k]);
-  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+      ptx::mbarrier_init(&bars[wb][k], 1);
+  ptx::fence_mbarrier_init(ptx::sem_release, ptx::scope_cluster);
   __syncwarp();
   const std::uint64_t rounds = (per_warp + B - 1) / B;
   for (std::uint64_t r = 0; r < rounds + P - 1; ++r) {
@@ -166,24 +139,27 @@ __global__ void bulk_copy(const span* spans, std::uint32_t n_spans, std::uint32_
       const auto st = static_cast<std::uint32_t>(r % P);
       const std::uint64_t left = per_warp - r * B;
       const auto n = static_cast<std::uint32_t>(left < B ? left : B);
-      if (lane == 0) bar_expect(&bars[wb][st], n * words * 16);
+      if (lane == 0)
+        ptx::mbarrier_arrive_expect_tx(ptx::sem_release, ptx::scope_cta, ptx::space_shared,
+                                       &bars[wb][st], n * words * 16);
       __syncwarp();
       if (lane < n)
-        bulk_load(stage + (std::uint64_t{st} * B + lane) * words,
-                  source(spans, n_spans, words, warp, r * B + lane, seed), words * 16,
-                  &bars[wb][st]);
+        ptx::cp_async_bulk(
+            ptx::space_cluster, ptx::space_global, stage + (std::uint64_t{st} * B + lane) * words,
+            source(spans, n_spans, words, warp, r * B + lane, seed), words * 16, &bars[wb][st]);
     }
     if (r + 1 >= P) {
       const std::uint64_t d = r + 1 - P;  // the round that lands now
       const auto st = static_cast<std::uint32_t>(d % P);
-      while (!bar_done(&bars[wb][st], static_cast<unsigned>((d / P) & 1))) {
+      while (
+          !ptx::mbarrier_try_wait_parity(&bars[wb][st], static_cast<std::uint32_t>((d / P) & 1))) {
       }
       const std::uint64_t left = per_warp - d * B;
       const auto n = static_cast<std::uint32_t>(left < B ? left : B);
       const uint4* src = stage + std::uint64_t{st} * B * words;
       for (std::uint32_t k = lane; k < n * words; k += 32)
         __stcg(out + k, src[k]);
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+      ptx::fence_proxy_async(ptx::space_shared);
       __syncwarp();  // every lane's reads of the stage before it is filled again
     }
   }
