@@ -143,6 +143,70 @@ TEST(QueueOutstanding, WaitForTheFirstWhenTheSecondCompletedFirst) {
   EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
 }
 
+// Runs one submission of `c` with the wide batches (submit, then wait_for) or the narrow ones
+// (submit_and_wait_outlined) while a controller thread fetches it and posts its completion
+// `posts` times with dw0 = `dw0`.
+bam::nvme::completion submit_posted(manual_controller& ctrl, const bam::queue_pair_ref<>& q,
+                                    nvme::command c, bool narrow, std::uint32_t dw0, int posts) {
+  nvme::completion e{};
+  within(2000ms, [&] {
+    std::thread controller([&] {
+      std::vector<nvme::command> f;
+      while ((f = ctrl.fetch()).empty())
+        std::this_thread::yield();
+      for (int i = 0; i < posts; ++i)
+        ctrl.post(f[0].cid, dw0);
+    });
+    e = narrow ? q.submit_and_wait_outlined(c, 100'000'000) : q.wait_for(q.submit(c), 100'000'000);
+    controller.join();
+  });
+  return e;
+}
+
+// A waiter that moves the head over its own completion takes it as it passes it (wide batches,
+// whose callers have registers to spare): its box is never filled (no second look at it). The
+// narrow ones go through the box. Either way its ID is free again, and the head and the CQ
+// doorbell moved.
+TEST(QueueOutstanding, AWaiterTakesItsOwnCompletionAsItPassesIt) {
+  for (const bool narrow : {false, true}) {
+    SCOPED_TRACE(narrow ? "narrow batches" : "wide batches");
+    manual_controller ctrl(8);
+    bam::queue_pair qp(ctrl.desc());
+    const auto q = qp.ref();
+    const nvme::completion e = submit_posted(ctrl, q, tagged(5), narrow, 5, 1);
+    EXPECT_TRUE(e.status().ok());
+    EXPECT_EQ(e.dw0, 5u);
+    EXPECT_EQ(e.sqid, 1u);
+    const bam::completion_box& box = qp.pointers().boxes[e.cid];
+    EXPECT_EQ(box.state, 0u);
+    EXPECT_EQ(box.dw0, narrow ? 5u : 0u);  // wide: never filled
+    EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+    EXPECT_EQ(qp.stats().cq_head, 1u);
+    EXPECT_EQ(qp.stats().sq_head, 1u);
+    EXPECT_EQ(ctrl.cq_doorbell(), 1u);
+    EXPECT_FALSE(q.failed());
+  }
+}
+
+// A second completion for the command whose waiter takes it as it passes it fails the queue: it
+// is neither taken again nor left in the box of an ID that is free for its next user. The first
+// is delivered. Both holder batches (the narrow ones put the first in the box).
+TEST(QueueOutstanding, ASecondCompletionForAWaitersOwnCommandFailsTheQueue) {
+  for (const bool narrow : {false, true}) {
+    SCOPED_TRACE(narrow ? "narrow batches" : "wide batches");
+    manual_controller ctrl(8);
+    bam::queue_pair qp(ctrl.desc());
+    const auto q = qp.ref();
+    const nvme::completion e = submit_posted(ctrl, q, tagged(6), narrow, 6, 2);
+    EXPECT_TRUE(e.status().ok());
+    EXPECT_EQ(e.dw0, 6u);
+    EXPECT_TRUE(q.failed());
+    EXPECT_EQ(qp.pointers().counters->invalid_completions, 1u);
+    EXPECT_EQ(qp.pointers().boxes[e.cid].state & bam::box_ready, 0u);
+    EXPECT_EQ(qp.stats().cq_head, 2u);
+  }
+}
+
 // A command whose submitter gives up without waiting (an exception between submit and wait)
 // does not wedge the queue: its completion is passed when it arrives and its ID comes back.
 TEST(QueueOutstanding, AbandonedCommandDoesNotWedgeTheQueue) {

@@ -18,6 +18,11 @@ struct memory_doorbell {
   BAM_HD static void ring(std::uint32_t* doorbell, std::uint32_t value) {
     system_atomic_ref<std::uint32_t>(*doorbell).store(value, release);
   }
+  /// As ring, after the caller's own fence at scope `Fenced` (device code): ring itself here.
+  template <cuda::thread_scope Fenced>
+  BAM_HD static void ring_after_fence(std::uint32_t* doorbell, std::uint32_t value) {
+    ring(doorbell, value);
+  }
 };
 
 /// Doorbell register of a real controller. The submission entries written before must be
@@ -36,6 +41,11 @@ struct mmio_doorbell {
     system_atomic_ref<std::uint32_t>(*doorbell).store(value, release);
 #endif
   }
+  /// As ring (its system-scope fence stays: the caller's fence is at most device scope).
+  template <cuda::thread_scope Fenced>
+  BAM_HD static void ring_after_fence(std::uint32_t* doorbell, std::uint32_t value) {
+    ring(doorbell, value);
+  }
 };
 
 /// Doorbell in GPU memory of a controller that runs on the same GPU (the GPU-emulated drives):
@@ -45,6 +55,17 @@ struct device_doorbell {
   static constexpr cuda::thread_scope scope = cuda::thread_scope_device;
   BAM_HD static void ring(std::uint32_t* doorbell, std::uint32_t value) {
     device_atomic_ref<std::uint32_t>(*doorbell).store(value, release);
+  }
+  /// As ring, after the caller's own fence at scope `Fenced` (device code, at least device
+  /// scope) ordered everything the doorbell publishes: a relaxed store, which with that fence is
+  /// a release (a release fence, then a store: the pattern the controller's acquire pairs with).
+  /// A release store is a fence of its own on the GPU (200-300 ns). The host keeps the release
+  /// store (free on x86; ThreadSanitizer does not model fences).
+  template <cuda::thread_scope Fenced>
+  BAM_HD static void ring_after_fence(std::uint32_t* doorbell, std::uint32_t value) {
+    static_assert(Fenced == cuda::thread_scope_device || Fenced == cuda::thread_scope_system,
+                  "the controller is at device scope: a narrower fence does not reach it");
+    device_atomic_ref<std::uint32_t>(*doorbell).store(value, device_relaxed(release));
   }
 };
 

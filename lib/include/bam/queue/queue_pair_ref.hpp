@@ -220,12 +220,28 @@ class queue_pair_ref {
   /// narrow is for submit_and_wait_outlined, the slow path of kernels that keep their own state
   /// (the cache's miss path), whose registers the wide arrays would raise (docs/gpu-engine.md,
   /// "Batched holders" and "Holders in registers": chunks of 8 there cost the hot cache kernel
-  /// 24 % through spills).
+  /// 24 % through spills). `spare`: the caller has registers to spare for the steps that save a
+  /// round trip by keeping a value live (a waiter that holds the CQ lock takes its own completion
+  /// when it is the only entry it passes, as at QD1; a tail holder sees its own entry passed by
+  /// its ticket; the CQ holder reads the SQ positions with its other loads). In the narrow batches
+  /// the last two each raised the hot cache kernel's spills (ptxas: 224 bytes of stores before,
+  /// 296 with the tail check, 308 with the early SQ reads; docs/gpu-engine.md, "QD1").
   struct batches {
     std::uint32_t tail, head, chunk;
+    bool spare;
   };
-  static constexpr batches wide{16, 32, 8};
-  static constexpr batches narrow{8, 8, 1};
+  static constexpr batches wide{16, 32, 8, true};
+  static constexpr batches narrow{8, 8, 1, false};
+
+  /// A waiter's own command, for move_head: when the holder passes its completion as the only
+  /// entry of a batch (an ID in flight; QD1), it takes the entry's words here instead of filling
+  /// the box; `got` says it did. (Looking for it among every entry of a batch cost the 128-queue
+  /// `null` point 3 %: docs/gpu-engine.md, "QD1".)
+  struct own_entry {
+    std::uint16_t cid = no_cid;  ///< no_cid: the holder waits for nothing (no ID matches)
+    bool got = false;
+    std::uint32_t dw0 = 0, dw1 = 0, dw3 = 0;
+  };
 
   /// GPU: sleep per pass that a waiting submitter is still behind (see enqueue).
   static constexpr std::uint32_t turn_sleep_per_pass_ns = 1000;
@@ -252,20 +268,17 @@ class queue_pair_ref {
   };
 
   // ---- users (host threads: see the class comment) ------------------------------------------
-  /// Counts the caller in; false (not counted) when the queue failed. The count's increment and
-  /// the load of the failed mark are sequentially consistent, as are quiesce's store of the mark
-  /// and its loads of the count: either the thread sees the mark, or quiesce sees the thread.
-  BAM_HD bool enter() const {
-#if BAM_DEVICE_CODE
-    return !failed();
-#else
+  /// Host threads: counts the caller in; false (not counted) when the queue failed. The count's
+  /// increment and the load of the failed mark are sequentially consistent, as are quiesce's
+  /// store of the mark and its loads of the count: either the thread sees the mark, or quiesce
+  /// sees the thread. (GPU threads are not counted: enqueue looks at the mark itself.)
+  bool enter() const {
     ref_t<std::uint32_t> users(p_.counters->users);
     users.fetch_add(1, cuda::memory_order_seq_cst);
     if (ref_t<std::uint32_t>(p_.counters->failed).load(cuda::memory_order_seq_cst) == 0)
       return true;
     users.fetch_sub(1, release);
     return false;
-#endif
   }
   BAM_HD void leave() const {
 #if !BAM_DEVICE_CODE
@@ -291,15 +304,26 @@ class queue_pair_ref {
     backoff bo;
     for (;;) {
       // Polled relaxed on the device, with one acquire fence once the box is ready (an acquire
-      // load is a fence each time).
-      if ((state.load(device_relaxed(acquire)) & box_ready) != 0) {
+      // load is a fence each time); the box, the CQ head and the failed mark (nothing it
+      // publishes is read here) with their loads in flight together.
+      const std::uint32_t st = state.load(device_relaxed(acquire));
+      const std::uint64_t head = head_hint();
+      const bool failed_now =
+          ref_t<std::uint32_t>(p_.counters->failed).load(device_relaxed(acquire)) != 0;
+      if ((st & box_ready) != 0) {
 #if BAM_DEVICE_CODE
         cuda::atomic_thread_fence(acquire, Scope);
 #endif
         return collect(cid);
       }
-      if (help_head<B>()) continue;
-      if (failed()) return give_up(cid, nvme::sc::host_queue_failed);
+      // A waiter that holds the CQ lock takes its own completion as it passes it (own_entry):
+      // no box, no second look.
+      own_entry own{B.spare ? cid : no_cid};
+      if (help_head_at<B>(head, own)) {
+        if (B.spare && own.got) return take_own(own);
+        continue;
+      }
+      if (failed_now) return give_up(cid, nvme::sc::host_queue_failed);
       if (deadline != ~std::uint64_t{0} && now_ns() >= deadline)
         return give_up(cid, nvme::sc::host_timeout);
       bo.pause();
@@ -310,6 +334,19 @@ class queue_pair_ref {
     nvme::completion c{};
     c.cid = cid;
     c.sf = static_cast<std::uint16_t>(nvme::completion::make_dw3(cid, false, st) >> 16);
+    return c;
+  }
+
+  /// A waiter's own completion, taken by the waiter itself as CQ-lock holder (move_head): its box
+  /// was never written. Free the ID (on the device relaxed: nothing of the box to publish).
+  BAM_HD nvme::completion take_own(const own_entry& own) const {
+    nvme::completion c{};
+    c.dw0 = own.dw0;
+    c.dw1 = own.dw1;
+    reinterpret_cast<std::uint32_t*>(&c)[nvme::completion_dw3_index] = own.dw3;
+    c.sqid = p_.qid;
+    ref_t<std::uint32_t>(p_.cid_bits[own.cid / 32])
+        .fetch_and(~(1u << (own.cid % 32)), device_relaxed(release));
     return c;
   }
 
@@ -357,6 +394,13 @@ class queue_pair_ref {
   template <batches B>
   BAM_HD std::uint16_t acquire_cid(std::uint32_t preferred, stall_watch& watch) const {
     const std::uint32_t words = p_.cid_count / 32;
+    {
+      // The preferred ID is usually free (each ticket prefers its own): one read-modify-write,
+      // without a load before it (setting a bit already set changes nothing).
+      const std::uint32_t b = 1u << (preferred % 32);
+      if ((ref_t<std::uint32_t>(p_.cid_bits[preferred / 32]).fetch_or(b, acquire) & b) == 0)
+        return static_cast<std::uint16_t>(preferred);
+    }
     backoff bo;
     for (;;) {
       std::uint32_t word = preferred / 32;
@@ -395,6 +439,13 @@ class queue_pair_ref {
   BAM_HD static void unlock(std::uint32_t& word) {
     ref_t<std::uint32_t>(word).store(0, release);
   }
+  /// unlock after the holder's own fence (device code) ordered everything it wrote under the
+  /// lock: a relaxed store after a release fence is a release (the next holder's acquire pairs
+  /// with it), without the second fence a release store is on the GPU. The host keeps the
+  /// release store (ThreadSanitizer does not model fences).
+  BAM_HD static void unlock_after_fence(std::uint32_t& word) {
+    ref_t<std::uint32_t>(word).store(0, device_relaxed(release));
+  }
 
   // ---- submission ----------------------------------------------------------------------------
   /// Takes a ticket, waits for the slot's turn, takes a command ID, writes the entry and sees
@@ -403,8 +454,16 @@ class queue_pair_ref {
   /// user from here until the wait for the ID returns (not at all for no_cid).
   template <batches B = wide>
   BAM_HD std::uint16_t enqueue(nvme::command& cmd, std::uint64_t timeout_ns) const {
+#if BAM_DEVICE_CODE
+    // The ticket and the failed mark with their loads in flight together (one round trip, not
+    // two; GPU threads are not counted as users). A ticket taken from a failed queue is never
+    // used: the queue stays failed until its owner resets it, which zeroes the tickets.
+    const std::uint64_t ticket = ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
+    if (ref_t<std::uint32_t>(p_.counters->failed).load(relaxed) != 0) return no_cid;
+#else
     if (!enter()) return no_cid;
     const std::uint64_t ticket = ref_t<std::uint64_t>(p_.counters->sq_ticket).fetch_add(1, relaxed);
+#endif
     const auto slot = static_cast<std::uint32_t>(ticket % p_.sq_entries);
     const auto turn = static_cast<std::uint32_t>(ticket / p_.sq_entries);
     stall_watch watch{timeout_ns};
@@ -445,13 +504,18 @@ class queue_pair_ref {
     marker.store(1, release);
 
     // Until some tail-lock holder has moved the tail past our slot, try to be that holder. The
-    // holder's clear of our marker publishes nothing we read: a relaxed look is enough.
+    // holder's clear of our marker publishes nothing we read: a relaxed look is enough. With
+    // registers to spare, a holder that moved the tail past `ticket` (virtual tail position v is
+    // ticket v's entry) needs no look after.
     backoff bo_tail;
     while (marker.load(device_relaxed(acquire)) != 0) {
       if (try_lock(p_.counters->tail_lock)) {
-        move_tail<B.tail>();
-        unlock(p_.counters->tail_lock);
-        if (marker.load(device_relaxed(acquire)) == 0) break;
+        const tail_move m = move_tail<B.tail>();
+        if (m.fenced)
+          unlock_after_fence(p_.counters->tail_lock);
+        else
+          unlock(p_.counters->tail_lock);
+        if ((B.spare && m.tail > ticket) || marker.load(device_relaxed(acquire)) == 0) break;
       }
       if (help_head<B>()) continue;  // a full SQ empties as completions are passed
       if (watch.expired(*this)) {
@@ -469,6 +533,13 @@ class queue_pair_ref {
     return cmd.cid;
   }
 
+  /// What move_tail did: the virtual tail it left, and whether it fenced after its last write
+  /// (it moved the tail: unlock_after_fence may release the lock).
+  struct tail_move {
+    std::uint64_t tail;
+    bool fenced;
+  };
+
   /// Tail-lock holder: moves the tail over consecutive marked slots and rings the doorbell once.
   /// Markers are read `Batch` at a time (`batches`), their loads in flight together: one after
   /// another, a dependent load per slot, held one queue pair's tail to about 2-3 M slots/s
@@ -477,10 +548,10 @@ class queue_pair_ref {
   /// array indexed by a run-time count lives in local memory on the GPU, where each loaded value's
   /// store waits for its load and the loads went one round trip after another ("Holders in
   /// registers"). On the device markers are read and cleared relaxed and one fence after the loop
-  /// orders the entries they publish before the tail and the doorbell (a release per slot cost one
-  /// fence each: "Fences").
+  /// orders the entries they publish before the doorbell (a release per slot cost one fence each:
+  /// "Fences"), and everything the holder wrote before the lock's release.
   template <std::uint32_t Batch>
-  BAM_HD void move_tail() const {
+  BAM_HD tail_move move_tail() const {
     static_assert(Batch > 0, "a batch reads at least one marker");
     queue_counters& c = *p_.counters;
     std::uint64_t tail = ref_t<std::uint64_t>(c.sq_tail).load(relaxed);
@@ -520,14 +591,17 @@ class queue_pair_ref {
       tail += n;
       if (n < want) break;
     }
-    if (tail != start) {
+    if (tail == start) return {tail, false};
+    // The tail before the fence, the doorbell after it: the one fence orders the entries the
+    // markers published (acquired from them) before the doorbell, and the tail, the markers'
+    // clears and the entries before the lock's release (unlock_after_fence).
+    ref_t<std::uint64_t>(c.sq_tail).store(tail, device_relaxed(release));
 #if BAM_DEVICE_CODE
-      cuda::atomic_thread_fence(acq_rel, Scope);  // the entries the markers published, first
+    cuda::atomic_thread_fence(acq_rel, Scope);
 #endif
-      ref_t<std::uint64_t>(c.sq_tail).store(tail, device_relaxed(release));
-      Doorbell::ring(p_.sq_doorbell, slot);
-      ref_t<std::uint64_t>(c.sq_doorbell_writes).fetch_add(1, relaxed);
-    }
+    Doorbell::template ring_after_fence<Scope>(p_.sq_doorbell, slot);
+    ref_t<std::uint64_t>(c.sq_doorbell_writes).fetch_add(1, relaxed);
+    return {tail, true};
   }
 
   // ---- completion ----------------------------------------------------------------------------
@@ -542,19 +616,36 @@ class queue_pair_ref {
     return ((pos / p_.cq_entries) & 1) == 0;
   }
 
+  /// The SQ tail, for the CQ-lock holder's check of an SQHD. Relaxed on the device: the acquire
+  /// fence after the DW3 of the entry that carried the SQHD orders this load after the tail
+  /// holder's store of the tail it rang (the doorbell's ring is a release after that store; the
+  /// controller reads the doorbell and then fences before it fetches up to that SQHD, and
+  /// releases the entry after).
+  BAM_HD std::uint64_t sq_tail_after_fence() const {
+    return ref_t<std::uint64_t>(p_.counters->sq_tail).load(device_relaxed(acquire));
+  }
+
+  /// The CQ head as a hint (the holder reads the head again under the lock): relaxed on the
+  /// device, where every waiter's every poll reads it.
+  BAM_HD std::uint64_t head_hint() const {
+    return ref_t<std::uint64_t>(p_.counters->cq_head).load(device_relaxed(acquire));
+  }
+
   /// If the entry at the head is posted and the CQ lock is free, moves the head (true: the
   /// caller may have something new to look at). One or two loads when there is nothing to do.
   template <batches B = wide>
   BAM_HD bool help_head() const {
-    // Only a hint (the holder reads the head again under the lock): relaxed on the device, where
-    // every waiter's every poll comes here.
-    const std::uint64_t head =
-        ref_t<std::uint64_t>(p_.counters->cq_head).load(device_relaxed(acquire));
+    own_entry none;
+    return help_head_at<B>(head_hint(), none);
+  }
+  /// help_head with the head hint already read, passing `own`'s completion to it (move_head).
+  template <batches B>
+  BAM_HD bool help_head_at(std::uint64_t head, own_entry& own) const {
     const auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
     if (nvme::completion::dw3_phase(cq_ref(cqe_dw3(slot)).load(relaxed)) != phase_at(head))
       return false;
     if (!try_lock(p_.counters->cq_lock)) return false;
-    move_head<B.head, B.chunk>();
+    move_head<B.head, B.chunk, B.spare>(own);
     unlock(p_.counters->cq_lock);
     return true;
   }
@@ -567,12 +658,18 @@ class queue_pair_ref {
   /// 128 queues: 34 M against 77 M completions/s). As in move_tail, every loop over a batch has
   /// a constant trip count, so the batch stays in registers; the entries' ID bits and words are
   /// read `Chunk` at a time, all loads of a chunk in flight before any is used.
-  template <std::uint32_t Batch, std::uint32_t Chunk>
-  BAM_HD void move_head() const {
+  template <std::uint32_t Batch, std::uint32_t Chunk, bool Spare>
+  BAM_HD void move_head(own_entry& own) const {
     static_assert(Batch > 0 && Batch <= 32 && Chunk > 0 && Batch % Chunk == 0,
                   "a batch's entries are one 32-bit mask, in whole chunks");
     queue_counters& c = *p_.counters;
     const std::uint64_t start = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
+    // The SQ head is the holder's too (written only under the CQ lock); the SQ tail is read
+    // after an acquire fence that follows the DW3 of the last entry passed (below). With
+    // registers to spare, the head with the CQ head and the tail with each batch's loads; else
+    // both after the loop.
+    std::uint64_t sq_head = 0, sq_tail = 0;
+    if constexpr (Spare) sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
     const std::uint64_t limit = start + p_.cq_entries - 1;  // a full CQ holds N-1 entries
     std::uint64_t head = start;
     auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
@@ -605,16 +702,21 @@ class queue_pair_ref {
 #if BAM_DEVICE_CODE
       cuda::atomic_thread_fence(acquire, Doorbell::scope);  // the entries after their DW3
 #endif
-      std::uint32_t ok = 0;  // bit k: entry k's ID is in flight, and its box was filled
+      if constexpr (Spare) sq_tail = sq_tail_after_fence();
+      std::uint32_t ok = 0;    // bit k: entry k's ID is in flight, and its box was filled
+      std::uint32_t mine = 0;  // bit k: entry k is the holder's own command (own), taken
       BAM_UNROLL
       for (std::uint32_t k0 = 0, s = slot; k0 < Batch; k0 += Chunk) {
         if (k0 >= n) break;
         std::uint32_t bits[Chunk], dw0[Chunk], dw1[Chunk];
+        std::uint32_t own_state = 0;  // the own command's box: ready only if passed before
         BAM_UNROLL
         for (std::uint32_t j = 0, t = s; j < Chunk; ++j) {
           const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
           const bool live = k0 + j < n && cid < p_.cid_count;
           bits[j] = live ? ref_t<std::uint32_t>(p_.cid_bits[cid / 32]).load(relaxed) : 0;
+          if (Spare && k0 + j == 0 && n == 1 && live && cid == own.cid)
+            own_state = ref_t<std::uint32_t>(p_.boxes[cid].state).load(relaxed);
           dw0[j] = live ? p_.cq[t].dw0 : 0;
           dw1[j] = live ? p_.cq[t].dw1 : 0;
           if (k0 + j + 1 == n) sqhd = p_.cq[t].sqhd;
@@ -625,6 +727,19 @@ class queue_pair_ref {
           const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
           // An ID not in flight: nobody waits for it, and there is nothing to free.
           if ((bits[j] & (1u << (cid % 32))) == 0) continue;
+          // The own command's completion as the batch's only entry, unless one was passed
+          // before (its box is ready) or in this call: a second completion for one command is
+          // invalid (in neither mask).
+          if (Spare && k0 + j == 0 && n == 1 && cid == own.cid) {
+            if (!own.got && (own_state & box_ready) == 0) {
+              own.got = true;
+              own.dw0 = dw0[j];
+              own.dw1 = dw1[j];
+              own.dw3 = dw3[k0 + j];
+              mine |= 1u << (k0 + j);
+            }
+            continue;
+          }
           ok |= 1u << (k0 + j);
           completion_box& b = p_.boxes[cid];
           b.dw0 = dw0[j];
@@ -661,7 +776,7 @@ class queue_pair_ref {
         }
       }
       const std::uint32_t counted = n == 32 ? ~0u : (1u << n) - 1u;  // the entries passed
-      if (((~ok | was_ready) & counted) != 0)
+      if (((~(ok | mine) | was_ready) & counted) != 0)
         invalid = true;  // not in flight, or a second completion for one command
       // Entries whose waiter gave up: freed here on the waiter's behalf, or left reserved for
       // the owner's reclaim.
@@ -687,12 +802,10 @@ class queue_pair_ref {
 
     // Release the SQ slots the controller has fetched: the second turn-counter increment. The
     // controller cannot have fetched past the tail: an SQHD that says so fails the queue.
-    const std::uint64_t sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
-    // Relaxed on the device: the acquire fence after the entries' DW3 already orders this load
-    // after the tail holder's store of the tail it rang (the doorbell's ring is a release after
-    // that store; the controller reads the doorbell and then fences before it fetches up to
-    // `sqhd`, and releases the entry after).
-    const std::uint64_t sq_tail = ref_t<std::uint64_t>(c.sq_tail).load(device_relaxed(acquire));
+    if constexpr (!Spare) {
+      sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
+      sq_tail = sq_tail_after_fence();
+    }
     const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
     const std::uint32_t advance =
         sqhd >= old_slot ? sqhd - old_slot : sqhd + p_.sq_entries - old_slot;
@@ -708,7 +821,8 @@ class queue_pair_ref {
       ref_t<std::uint64_t>(c.sq_head).store(sq_head + advance, device_relaxed(release));
     }
     ref_t<std::uint64_t>(c.cq_head).store(head, device_relaxed(release));
-    Doorbell::ring(p_.cq_doorbell, slot);
+    // Every CQ entry passed was read before the last batch's release fence.
+    Doorbell::template ring_after_fence<Scope>(p_.cq_doorbell, slot);
     ref_t<std::uint64_t>(c.cq_doorbell_writes).fetch_add(1, relaxed);
     if (late != 0) ref_t<std::uint64_t>(c.late_completions).fetch_add(late, relaxed);
     if (freed != 0) ref_t<std::uint32_t>(c.abandoned).fetch_sub(freed, relaxed);

@@ -505,6 +505,8 @@ __device__ __forceinline__ void move_data(const engine_params& p, const warp_sta
                      15) == 0 &&
                     rec.n < (1u << 24);
   const bool slow = work && !fast && (rec.copies != 0 || rec.zeros != 0);
+  // A batch that moves nothing (a `null` drive's, errors, drops) has nothing to order.
+  if (__ballot_sync(full, work) == 0) return;
   copy_single_pieces(w, b, fast);
   rerun_by_warp(p, w, b, slow);
   // Data before completions: every lane fences its own copies (device scope: the waiters
