@@ -60,7 +60,9 @@ struct device_doorbell {
   /// scope) ordered everything the doorbell publishes: a relaxed store, which with that fence is
   /// a release (a release fence, then a store: the pattern the controller's acquire pairs with).
   /// A release store is a fence of its own on the GPU (200-300 ns). The host keeps the release
-  /// store (free on x86; ThreadSanitizer does not model fences).
+  /// store (free on x86; ThreadSanitizer does not model fences). It orders nothing after the
+  /// fence: the caller orders successive rings by different threads (queue_pair_ref rings under
+  /// a lock whose unlock is a release store).
   template <cuda::thread_scope Fenced>
   BAM_HD static void ring_after_fence(std::uint32_t* doorbell, std::uint32_t value) {
     static_assert(Fenced == cuda::thread_scope_device || Fenced == cuda::thread_scope_system,

@@ -26,7 +26,8 @@ struct queue_pair_desc {
 
 /// Statistics read off a queue's counters.
 struct queue_stats {
-  std::uint64_t submitted = 0;           ///< tickets taken
+  std::uint64_t submitted = 0;           ///< tickets taken (GPU: also by submissions that
+                                         ///< found the queue failed)
   std::uint64_t sq_doorbell_writes = 0;  ///< coalesced SQ tail doorbell writes
   std::uint64_t cq_doorbell_writes = 0;  ///< coalesced CQ head doorbell writes
   std::uint64_t sq_head = 0;             ///< virtual positions

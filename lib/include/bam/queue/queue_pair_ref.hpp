@@ -439,19 +439,13 @@ class queue_pair_ref {
   BAM_HD static void unlock(std::uint32_t& word) {
     ref_t<std::uint32_t>(word).store(0, release);
   }
-  /// unlock after the holder's own fence (device code) ordered everything it wrote under the
-  /// lock: a relaxed store after a release fence is a release (the next holder's acquire pairs
-  /// with it), without the second fence a release store is on the GPU. The host keeps the
-  /// release store (ThreadSanitizer does not model fences).
-  BAM_HD static void unlock_after_fence(std::uint32_t& word) {
-    ref_t<std::uint32_t>(word).store(0, device_relaxed(release));
-  }
 
   // ---- submission ----------------------------------------------------------------------------
   /// Takes a ticket, waits for the slot's turn, takes a command ID, writes the entry and sees
   /// the tail past it. Returns the command ID, or no_cid when the queue failed before the entry
-  /// was written (after that, the ID: its wait reports the failure). The caller is counted as a
-  /// user from here until the wait for the ID returns (not at all for no_cid).
+  /// was written (after that, the ID: its wait reports the failure). A host caller is counted as a
+  /// user from here until the wait for the ID returns (not at all for no_cid); on the GPU a
+  /// submission that finds the queue failed has taken a ticket (`queue_stats::submitted`).
   template <batches B = wide>
   BAM_HD std::uint16_t enqueue(nvme::command& cmd, std::uint64_t timeout_ns) const {
 #if BAM_DEVICE_CODE
@@ -510,12 +504,9 @@ class queue_pair_ref {
     backoff bo_tail;
     while (marker.load(device_relaxed(acquire)) != 0) {
       if (try_lock(p_.counters->tail_lock)) {
-        const tail_move m = move_tail<B.tail>();
-        if (m.fenced)
-          unlock_after_fence(p_.counters->tail_lock);
-        else
-          unlock(p_.counters->tail_lock);
-        if ((B.spare && m.tail > ticket) || marker.load(device_relaxed(acquire)) == 0) break;
+        const std::uint64_t tail = move_tail<B.tail>();
+        unlock(p_.counters->tail_lock);
+        if ((B.spare && tail > ticket) || marker.load(device_relaxed(acquire)) == 0) break;
       }
       if (help_head<B>()) continue;  // a full SQ empties as completions are passed
       if (watch.expired(*this)) {
@@ -533,13 +524,6 @@ class queue_pair_ref {
     return cmd.cid;
   }
 
-  /// What move_tail did: the virtual tail it left, and whether it fenced after its last write
-  /// (it moved the tail: unlock_after_fence may release the lock).
-  struct tail_move {
-    std::uint64_t tail;
-    bool fenced;
-  };
-
   /// Tail-lock holder: moves the tail over consecutive marked slots and rings the doorbell once.
   /// Markers are read `Batch` at a time (`batches`), their loads in flight together: one after
   /// another, a dependent load per slot, held one queue pair's tail to about 2-3 M slots/s
@@ -549,9 +533,9 @@ class queue_pair_ref {
   /// store waits for its load and the loads went one round trip after another ("Holders in
   /// registers"). On the device markers are read and cleared relaxed and one fence after the loop
   /// orders the entries they publish before the doorbell (a release per slot cost one fence each:
-  /// "Fences"), and everything the holder wrote before the lock's release.
+  /// "Fences"). Returns the virtual tail it left.
   template <std::uint32_t Batch>
-  BAM_HD tail_move move_tail() const {
+  BAM_HD std::uint64_t move_tail() const {
     static_assert(Batch > 0, "a batch reads at least one marker");
     queue_counters& c = *p_.counters;
     std::uint64_t tail = ref_t<std::uint64_t>(c.sq_tail).load(relaxed);
@@ -591,17 +575,18 @@ class queue_pair_ref {
       tail += n;
       if (n < want) break;
     }
-    if (tail == start) return {tail, false};
-    // The tail before the fence, the doorbell after it: the one fence orders the entries the
-    // markers published (acquired from them) before the doorbell, and the tail, the markers'
-    // clears and the entries before the lock's release (unlock_after_fence).
+    if (tail == start) return tail;
+    // The one fence orders the entries the markers published (acquired from them) and the tail
+    // before the doorbell. The lock's release store (the caller's unlock, a fence of its own)
+    // then orders this doorbell before the next holder's: after a relaxed unlock the doorbell,
+    // written after this fence, could land after a later holder's and move the tail back.
     ref_t<std::uint64_t>(c.sq_tail).store(tail, device_relaxed(release));
 #if BAM_DEVICE_CODE
     cuda::atomic_thread_fence(acq_rel, Scope);
 #endif
     Doorbell::template ring_after_fence<Scope>(p_.sq_doorbell, slot);
     ref_t<std::uint64_t>(c.sq_doorbell_writes).fetch_add(1, relaxed);
-    return {tail, true};
+    return tail;
   }
 
   // ---- completion ----------------------------------------------------------------------------
@@ -621,7 +606,7 @@ class queue_pair_ref {
   /// holder's store of the tail it rang (the doorbell's ring is a release after that store; the
   /// controller reads the doorbell and then fences before it fetches up to that SQHD, and
   /// releases the entry after).
-  BAM_HD std::uint64_t sq_tail_after_fence() const {
+  BAM_HD std::uint64_t sq_tail_for_sqhd_check() const {
     return ref_t<std::uint64_t>(p_.counters->sq_tail).load(device_relaxed(acquire));
   }
 
@@ -702,7 +687,7 @@ class queue_pair_ref {
 #if BAM_DEVICE_CODE
       cuda::atomic_thread_fence(acquire, Doorbell::scope);  // the entries after their DW3
 #endif
-      if constexpr (Spare) sq_tail = sq_tail_after_fence();
+      if constexpr (Spare) sq_tail = sq_tail_for_sqhd_check();
       std::uint32_t ok = 0;    // bit k: entry k's ID is in flight, and its box was filled
       std::uint32_t mine = 0;  // bit k: entry k is the holder's own command (own), taken
       BAM_UNROLL
@@ -804,7 +789,7 @@ class queue_pair_ref {
     // controller cannot have fetched past the tail: an SQHD that says so fails the queue.
     if constexpr (!Spare) {
       sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
-      sq_tail = sq_tail_after_fence();
+      sq_tail = sq_tail_for_sqhd_check();
     }
     const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
     const std::uint32_t advance =

@@ -646,8 +646,9 @@ __device__ __forceinline__ bool post_due(warp_state& w, const abort_tables& abor
       std::uint32_t* const words = reinterpret_cast<std::uint32_t*>(o_cq + slot);
       __stcg(reinterpret_cast<uint2*>(words), make_uint2(0, 0));
       __stcg(words + 2, std::uint32_t{o_sqhd} | (std::uint32_t{o_qid} << 16));
-      // Relaxed: the release fence after the data copy already ordered everything before.
-      // DW0-2 were stored just above by this lane: order them before DW3.
+      // This lane's release fence orders DW0-2 (stored just above) before DW3, and with them
+      // what the warp did before its last barrier: the entries' fetch and the data copies (whose
+      // lanes also fenced, move_data, when the batch moved data).
       cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
       cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[3]).store(
           nvme::completion::make_dw3(static_cast<std::uint16_t>(inf & 0xffffu), phase, status),
