@@ -601,6 +601,27 @@ class queue_pair_ref {
     return ((pos / p_.cq_entries) & 1) == 0;
   }
 
+  /// CQ-lock holder, after passing entries up to one whose SQHD is `sqhd`: releases the SQ slots
+  /// the controller fetched since `sq_head` (each slot's second turn-counter increment) and moves
+  /// the SQ head there. False, releasing nothing, when the SQHD cannot be right: not a slot, or
+  /// past the tail `sq_tail` (the controller cannot have fetched what was not submitted). On the
+  /// device the release fence before the boxes' ready bits (move_head, after the last CQ entry
+  /// was read) orders these stores: one fence, not one per slot.
+  BAM_HD bool release_sq_slots(std::uint32_t sqhd, std::uint64_t sq_head,
+                               std::uint64_t sq_tail) const {
+    const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
+    const std::uint32_t advance =
+        sqhd >= old_slot ? sqhd - old_slot : sqhd + p_.sq_entries - old_slot;
+    if (sqhd >= p_.sq_entries || advance > sq_tail - sq_head) return false;
+    if (advance == 0) return true;
+    for (std::uint32_t i = 0, s = old_slot; i < advance; ++i) {
+      ref_t<std::uint32_t>(p_.turn_counters[s]).fetch_add(1, device_relaxed(release));
+      if (++s == p_.sq_entries) s = 0;
+    }
+    ref_t<std::uint64_t>(p_.counters->sq_head).store(sq_head + advance, device_relaxed(release));
+    return true;
+  }
+
   /// The SQ tail, for the CQ-lock holder's check of an SQHD. Relaxed on the device: the acquire
   /// fence after the DW3 of the entry that carried the SQHD orders this load after the tail
   /// holder's store of the tail it rang (the doorbell's ring is a release after that store; the
@@ -694,12 +715,14 @@ class queue_pair_ref {
       for (std::uint32_t k0 = 0, s = slot; k0 < Batch; k0 += Chunk) {
         if (k0 >= n) break;
         std::uint32_t bits[Chunk], dw0[Chunk], dw1[Chunk];
-        std::uint32_t own_state = 0;  // the own command's box: ready only if passed before
+        std::uint32_t own_state = 0;
         BAM_UNROLL
         for (std::uint32_t j = 0, t = s; j < Chunk; ++j) {
           const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
           const bool live = k0 + j < n && cid < p_.cid_count;
           bits[j] = live ? ref_t<std::uint32_t>(p_.cid_bits[cid / 32]).load(relaxed) : 0;
+          // The box of the own command: ready only if an earlier holder passed a completion for
+          // it (its fetch-or is before that holder's unlock, and this lock's acquire after it).
           if (Spare && k0 + j == 0 && n == 1 && live && cid == own.cid)
             own_state = ref_t<std::uint32_t>(p_.boxes[cid].state).load(relaxed);
           dw0[j] = live ? p_.cq[t].dw0 : 0;
@@ -785,26 +808,11 @@ class queue_pair_ref {
     }
     if (head == start) return;
 
-    // Release the SQ slots the controller has fetched: the second turn-counter increment. The
-    // controller cannot have fetched past the tail: an SQHD that says so fails the queue.
     if constexpr (!Spare) {
       sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
       sq_tail = sq_tail_for_sqhd_check();
     }
-    const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
-    const std::uint32_t advance =
-        sqhd >= old_slot ? sqhd - old_slot : sqhd + p_.sq_entries - old_slot;
-    if (sqhd >= p_.sq_entries || advance > sq_tail - sq_head) {
-      invalid = true;
-    } else if (advance != 0) {
-      // On the device the release fence before the boxes' ready bits (above, after the last CQ
-      // entry was read) orders these too: one fence, not one per slot.
-      for (std::uint32_t i = 0, s = old_slot; i < advance; ++i) {
-        ref_t<std::uint32_t>(p_.turn_counters[s]).fetch_add(1, device_relaxed(release));
-        if (++s == p_.sq_entries) s = 0;
-      }
-      ref_t<std::uint64_t>(c.sq_head).store(sq_head + advance, device_relaxed(release));
-    }
+    if (!release_sq_slots(sqhd, sq_head, sq_tail)) invalid = true;
     ref_t<std::uint64_t>(c.cq_head).store(head, device_relaxed(release));
     // Every CQ entry passed was read before the last batch's release fence.
     Doorbell::template ring_after_fence<Scope>(p_.cq_doorbell, slot);
