@@ -340,24 +340,25 @@ class queue_pair_ref {
   /// A waiter's own completion, taken by the waiter itself as CQ-lock holder (move_head): its box
   /// was never written. Free the ID (on the device relaxed: nothing of the box to publish).
   BAM_HD nvme::completion take_own(const own_entry& own) const {
+    const nvme::completion c = entry_of(own.dw0, own.dw1, own.dw3);
+    release_cid(own.cid, device_relaxed(release));
+    return c;
+  }
+
+  /// The completion a waiter gets: the entry's DW0, DW1 and DW3, and this queue's SQ ID.
+  BAM_HD nvme::completion entry_of(std::uint32_t dw0, std::uint32_t dw1, std::uint32_t dw3) const {
     nvme::completion c{};
-    c.dw0 = own.dw0;
-    c.dw1 = own.dw1;
-    reinterpret_cast<std::uint32_t*>(&c)[nvme::completion_dw3_index] = own.dw3;
+    c.dw0 = dw0;
+    c.dw1 = dw1;
+    reinterpret_cast<std::uint32_t*>(&c)[nvme::completion_dw3_index] = dw3;
     c.sqid = p_.qid;
-    ref_t<std::uint32_t>(p_.cid_bits[own.cid / 32])
-        .fetch_and(~(1u << (own.cid % 32)), device_relaxed(release));
     return c;
   }
 
   /// The box of `cid` is ready: take the completion, empty the box, free the ID.
   BAM_HD nvme::completion collect(std::uint16_t cid) const {
     completion_box& b = p_.boxes[cid];
-    nvme::completion c{};
-    c.dw0 = b.dw0;
-    c.dw1 = b.dw1;
-    reinterpret_cast<std::uint32_t*>(&c)[nvme::completion_dw3_index] = b.dw3;
-    c.sqid = p_.qid;
+    const nvme::completion c = entry_of(b.dw0, b.dw1, b.dw3);
     ref_t<std::uint32_t>(b.state).store(0, relaxed);
     release_cid(cid);  // release: the box is empty for the ID's next user
     return c;
@@ -424,8 +425,10 @@ class queue_pair_ref {
       bo.pause();
     }
   }
-  BAM_HD void release_cid(std::uint16_t id) const {
-    ref_t<std::uint32_t>(p_.cid_bits[id / 32]).fetch_and(~(1u << (id % 32)), release);
+  /// Frees `id`; `order` release by default: what the ID's user wrote (its box emptied) is
+  /// seen by its next user.
+  BAM_HD void release_cid(std::uint16_t id, memory_order order = release) const {
+    ref_t<std::uint32_t>(p_.cid_bits[id / 32]).fetch_and(~(1u << (id % 32)), order);
   }
   BAM_HD bool cid_in_use(std::uint16_t id) const {
     return (ref_t<std::uint32_t>(p_.cid_bits[id / 32]).load(relaxed) & (1u << (id % 32))) != 0;
@@ -735,11 +738,11 @@ class queue_pair_ref {
           const std::uint16_t cid = nvme::completion::dw3_cid(dw3[k0 + j]);
           // An ID not in flight: nobody waits for it, and there is nothing to free.
           if ((bits[j] & (1u << (cid % 32))) == 0) continue;
-          // The own command's completion as the batch's only entry, unless one was passed
-          // before (its box is ready) or in this call: a second completion for one command is
-          // invalid (in neither mask).
+          // The own command's completion as the batch's only entry (n == 1 ends the call's
+          // loop), unless one was passed before (its box is ready): a second completion for one
+          // command is invalid (in neither mask).
           if (Spare && k0 + j == 0 && n == 1 && cid == own.cid) {
-            if (!own.got && (own_state & box_ready) == 0) {
+            if ((own_state & box_ready) == 0) {
               own.got = true;
               own.dw0 = dw0[j];
               own.dw1 = dw1[j];
