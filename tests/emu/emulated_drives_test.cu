@@ -1042,4 +1042,73 @@ TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
   CUDA_OK(cudaFree(codes));
 }
 
+/// Thread d: on drive d, writes its last LBA with a pattern of d, reads it back, and reads the
+/// LBA past its end. out[d * 4 ...]: write status, read status, words that differ, past-end
+/// status.
+__global__ void per_drive_kernel(drives_ref v, std::uint32_t drives, std::uint64_t base_lbas,
+                                 std::uint32_t* buf, std::uint32_t* out) {
+  const std::uint32_t d = threadIdx.x;
+  if (d >= drives) return;
+  auto q = v.queue(d, 0);
+  std::uint32_t* const mine = buf + std::size_t{d} * 1024;  // one 4 KiB page each
+  for (std::uint32_t w = 0; w < 128; ++w)
+    mine[w] = d * 1000 + w;
+  const nvme::prp_pair p{reinterpret_cast<std::uintptr_t>(mine), 0};
+  const std::uint64_t last = base_lbas + d - 1;
+  out[d * 4 + 0] = q.submit_and_wait(nvme::write(1, last, 1, p), 0).status().code();
+  for (std::uint32_t w = 0; w < 128; ++w)
+    mine[w] = 0;
+  out[d * 4 + 1] = q.submit_and_wait(nvme::read(1, last, 1, p), 0).status().code();
+  std::uint32_t bad = 0;
+  for (std::uint32_t w = 0; w < 128; ++w)
+    bad += mine[w] != d * 1000 + w ? 1u : 0u;
+  out[d * 4 + 2] = bad;
+  out[d * 4 + 3] = q.submit_and_wait(nvme::read(1, last + 1, 1, p), 0).status().code();
+}
+
+// Each engine block keeps a copy of the first engine_shared_drives (32) drives' descriptors in
+// shared memory and reads the rest from global memory: with 36 drives of 36 sizes, every drive's
+// commands must see their own namespace size (its last LBA works, the next is out of range) and
+// media (the data written comes back from the same drive).
+TEST(GpuDrives, EveryDriveServesItsOwnNamespaceBeyondTheSharedDriveTable) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  constexpr std::uint32_t n = 36;
+  constexpr std::uint64_t base_lbas = 64;
+  bam::emu::gpu::drives_config cfg{.drives = {},
+                                   .queues_per_drive = 1,
+                                   .queue_entries = 16,
+                                   .engine_blocks = 2,
+                                   .engine_warps_per_block = 1};
+  for (std::uint32_t d = 0; d < n; ++d) {
+    bam::emu::gpu::drive_config dc;
+    dc.lbas = base_lbas + d;
+    dc.media = bam::emu::gpu::media_kind::device;
+    cfg.drives.push_back(dc);
+  }
+  std::uint32_t* buf = nullptr;
+  std::uint32_t* out = nullptr;
+  CUDA_OK(cudaMalloc(&buf, std::size_t{n} * 4096));
+  CUDA_OK(cudaMallocManaged(&out, n * 4 * sizeof(std::uint32_t)));
+  for (std::uint32_t i = 0; i < n * 4; ++i)
+    out[i] = 0xffffffffu;
+  CUDA_OK(bam::preload_kernel(per_drive_kernel));
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  per_drive_kernel<<<1, 64, 0, s>>>(drives.ref(), n, base_lbas, buf, out);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  drives.stop();
+  for (std::uint32_t d = 0; d < n; ++d) {
+    EXPECT_EQ(out[d * 4 + 0], 0u) << "write, drive " << d;
+    EXPECT_EQ(out[d * 4 + 1], 0u) << "read, drive " << d;
+    EXPECT_EQ(out[d * 4 + 2], 0u) << "words read back wrong, drive " << d;
+    EXPECT_EQ(out[d * 4 + 3], nvme::sc::lba_out_of_range.code()) << "past the end, drive " << d;
+  }
+  CUDA_OK(cudaStreamDestroy(s));
+  CUDA_OK(cudaFree(buf));
+  CUDA_OK(cudaFree(out));
+}
+
 }  // namespace

@@ -161,7 +161,8 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
       check(cudaGetDevice(&device), "current device");
       check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
             "shared memory per block");
-      const std::size_t need = detail::engine_shared_bytes(cfg.engine_warps_per_block);
+      const std::size_t need = detail::engine_shared_bytes(cfg.engine_warps_per_block) +
+                               detail::engine_static_shared_bytes;
       if (need > static_cast<std::size_t>(per_block))
         throw std::invalid_argument(
             "emulated_drives: engine blocks of " + std::to_string(cfg.engine_warps_per_block) +

@@ -197,6 +197,28 @@ struct batch {
   std::uint64_t when;  ///< due time (timer ns); 0: at once
 };
 
+/// The block's copy of the first engine_shared_drives drives' descriptors (static shared memory:
+/// a constant address).
+__shared__ __align__(16) std::uint64_t drive_copy[engine_shared_drives * sizeof(engine_drive) / 8];
+
+/// Drive `d`'s descriptor: the block's copy in shared memory for the first engine_shared_drives
+/// drives, global memory for the rest.
+__device__ __forceinline__ const engine_drive* drive_at(const engine_params& p, std::uint32_t d) {
+  return d < engine_shared_drives ? reinterpret_cast<const engine_drive*>(drive_copy) + d
+                                  : p.drives + d;
+}
+
+/// Copies the first engine_shared_drives drives' descriptors into the block's shared memory
+/// (drive_at). The host writes the table before the launch and not while the engine runs.
+__device__ void load_drive_table(const engine_params& p) {
+  const std::uint32_t n = p.n_drives < engine_shared_drives ? p.n_drives : engine_shared_drives;
+  const auto* src = reinterpret_cast<const std::uint64_t*>(p.drives);
+  const std::uint32_t words = n * static_cast<std::uint32_t>(sizeof(engine_drive) / 8);
+  for (std::uint32_t i = threadIdx.x; i < words; i += blockDim.x)
+    drive_copy[i] = src[i];
+  __syncthreads();
+}
+
 /// Lays out the warp's pending table, loads the lane's queue, and counts the warp as started.
 __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   extern __shared__ __align__(16) std::uint64_t shared[];
@@ -264,7 +286,7 @@ __device__ __forceinline__ std::uint32_t new_entries(const engine_params& p, con
     // A drive takes commands only as far ahead as its pipe is booked (its internal queue):
     // the rest wait in the SQ, so parked commands of a busy drive never fill the pending table
     // that this warp shares with other drives' queues.
-    const engine_drive& md = p.drives[w.Q.drive];
+    const engine_drive& md = *drive_at(p, w.Q.drive);
     if (avail != 0 && md.service.throttled) {
       const std::uint64_t busy =
           cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(md.clock->busy_until_ps)
@@ -348,7 +370,7 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
   b.status = nvme::sc::success;
   b.fate = emu::fault_action::none;
   b.rec = piece_record{};
-  b.D = p.drives + b.o_drive;
+  b.D = drive_at(p, b.o_drive);
   b.moves = b.D->moves_data;
   if (b.mine) {
     std::uint32_t slot = o_head + (lane - first);
@@ -487,7 +509,7 @@ __device__ __forceinline__ void rerun_by_warp(const engine_params& p, const warp
     for (int k = 0; k < 16; ++k)
       words[k] = __shfl_sync(full, mine_words[k], l);
     media_ref media{shfl_ptr(b.D->media, l)};
-    const engine_drive* Dl = p.drives + __shfl_sync(full, b.o_drive, l);
+    const engine_drive* Dl = drive_at(p, __shfl_sync(full, b.o_drive, l));
     const nvme::status st = emu::process_nvm(cl, Dl->nvm, media, warp_dma{lane});
     __syncwarp();
     if (lane == l) b.status = st;
@@ -804,8 +826,10 @@ __device__ __noinline__ void serve_admin_queue(engine_admin* admin, abort_tables
 // The launch bound caps registers so that a block of the largest allowed size always fits on an
 // SM (the shared command processor pushed the unbounded kernel to 164 registers, which made
 // 16-warp blocks fail to launch). Its shared memory (engine_shared_bytes_per_warp a warp: 98 KiB
-// for 16 warps) is checked against the GPU's per-block limit by emulated_drives.
+// for 16 warps, and the drive table's copy, 5.25 KiB) is checked against the GPU's per-block
+// limit by emulated_drives.
 __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel(engine_params p) {
+  load_drive_table(p);
   warp_state w = start_warp(p);
   const bool admin_server = p.admin != nullptr && blockIdx.x == 0 && threadIdx.x < 32;
   for (std::uint32_t turn = 0;; ++turn) {

@@ -128,8 +128,17 @@ inline constexpr std::size_t engine_stage_bytes_per_warp = std::size_t{32} * eng
 static_assert(engine_table_bytes_per_warp % 16 == 0, "the staging area must be 16-byte aligned");
 inline constexpr std::size_t engine_shared_bytes_per_warp =
     engine_table_bytes_per_warp + engine_stage_bytes_per_warp;
-/// Dynamic shared memory of an engine block of `warps_per_block` warps (launch_engine's, and
-/// what emulated_drives checks against the GPU's per-block limit).
+/// Drives whose descriptors each engine block copies into its shared memory at start (the
+/// drives after them are read from global memory). Every busy turn's acquire fence
+/// invalidates the SM's L1, so a descriptor read from global memory is an L2 round trip in each
+/// step that needs it (fetch, the fault decision and the command processor, booking).
+inline constexpr std::uint32_t engine_shared_drives = 32;
+static_assert(sizeof(engine_drive) % 8 == 0, "the drive table is copied 8 bytes at a time");
+/// Static shared memory of an engine block: the drive table's copy.
+inline constexpr std::size_t engine_static_shared_bytes =
+    engine_shared_drives * sizeof(engine_drive);
+/// Dynamic shared memory of an engine block of `warps_per_block` warps (launch_engine's;
+/// emulated_drives checks it with the static part against the GPU's per-block limit).
 inline constexpr std::size_t engine_shared_bytes(std::uint32_t warps_per_block) {
   return engine_shared_bytes_per_warp * warps_per_block;
 }
