@@ -83,6 +83,8 @@ struct emulated_drives::impl {
   std::vector<std::byte*> host;   // per drive: host pointer (pinned) or nullptr
   emu::drive_clock* clocks = nullptr;
   detail::engine_queue* queues = nullptr;
+  // Written before each launch of the engine (start), never while it runs: each engine block
+  // reads its own copy of the first drives' descriptors (engine.cu, drive_at).
   detail::engine_drive* drives = nullptr;
   detail::engine_queue_stats* stats = nullptr;
   queue_pointers* pointers = nullptr;

@@ -198,8 +198,11 @@ struct batch {
 };
 
 /// The block's copy of the first engine_shared_drives drives' descriptors (static shared memory:
-/// a constant address).
+/// a constant address). Raw words: a __shared__ variable cannot have engine_drive's default
+/// member initializers.
 __shared__ __align__(16) std::uint64_t drive_copy[engine_shared_drives * sizeof(engine_drive) / 8];
+static_assert(sizeof drive_copy == engine_static_shared_bytes && alignof(engine_drive) <= 16,
+              "emulated_drives counts engine_static_shared_bytes against the per-block limit");
 
 /// Drive `d`'s descriptor: the block's copy in shared memory for the first engine_shared_drives
 /// drives, global memory for the rest.

@@ -129,9 +129,12 @@ static_assert(engine_table_bytes_per_warp % 16 == 0, "the staging area must be 1
 inline constexpr std::size_t engine_shared_bytes_per_warp =
     engine_table_bytes_per_warp + engine_stage_bytes_per_warp;
 /// Drives whose descriptors each engine block copies into its shared memory at start (the
-/// drives after them are read from global memory). Every busy turn's acquire fence
-/// invalidates the SM's L1, so a descriptor read from global memory is an L2 round trip in each
-/// step that needs it (fetch, the fault decision and the command processor, booking).
+/// drives after them are read from global memory). Read from global memory after a busy turn's
+/// acquire fence, the descriptor reads of fetch, the fault decision, the command processor and
+/// booking cost QD1 1.1 us (docs/gpu-engine.md, "The drive table in shared memory"): likely an
+/// L2 round trip each, the fence leaving the SM's L1 to be filled again (what the hardware does
+/// for a device-scope acquire; PTX does not promise it).
+/// 32: a warp's lanes, and the drive counts of the paper's figures (1-10), at 5.25 KiB a block.
 inline constexpr std::uint32_t engine_shared_drives = 32;
 static_assert(sizeof(engine_drive) % 8 == 0, "the drive table is copied 8 bytes at a time");
 /// Static shared memory of an engine block: the drive table's copy.
