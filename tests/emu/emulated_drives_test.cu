@@ -1042,34 +1042,45 @@ TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
   CUDA_OK(cudaFree(codes));
 }
 
-/// Thread d: on drive d, writes its last LBA with a pattern of d, reads it back, and reads the
-/// LBA past its end. out[d * 4 ...]: write status, read status, words that differ, past-end
-/// status.
+/// Thread d: on drive d, writes its last LBA with a pattern of d, reads it back into a
+/// 16-byte-aligned buffer (the engine's single-piece copy) and into one 4 bytes off alignment
+/// (the warp's rerun of the command processor), and reads the LBA past its end. out[d * 6 ...]:
+/// write status, the two reads' statuses and their words that differ, past-end status.
 __global__ void per_drive_kernel(drives_ref v, std::uint32_t drives, std::uint64_t base_lbas,
                                  std::uint32_t* buf, std::uint32_t* out) {
   const std::uint32_t d = threadIdx.x;
   if (d >= drives) return;
   auto q = v.queue(d, 0);
-  std::uint32_t* const mine = buf + std::size_t{d} * 1024;  // one 4 KiB page each
-  for (std::uint32_t w = 0; w < 128; ++w)
+  std::uint32_t* const mine = buf + std::size_t{d} * 2048;  // two 4 KiB pages each
+  std::uint32_t* const odd = mine + 1024 + 1;               // 4 bytes into the second page
+  for (std::uint32_t w = 0; w < 128; ++w) {
     mine[w] = d * 1000 + w;
+    odd[w] = 0;
+  }
   const nvme::prp_pair p{reinterpret_cast<std::uintptr_t>(mine), 0};
+  const nvme::prp_pair p_odd{reinterpret_cast<std::uintptr_t>(odd), 0};
   const std::uint64_t last = base_lbas + d - 1;
-  out[d * 4 + 0] = q.submit_and_wait(nvme::write(1, last, 1, p), 0).status().code();
+  std::uint32_t* const o = out + d * 6;
+  o[0] = q.submit_and_wait(nvme::write(1, last, 1, p), 0).status().code();
   for (std::uint32_t w = 0; w < 128; ++w)
     mine[w] = 0;
-  out[d * 4 + 1] = q.submit_and_wait(nvme::read(1, last, 1, p), 0).status().code();
-  std::uint32_t bad = 0;
-  for (std::uint32_t w = 0; w < 128; ++w)
+  o[1] = q.submit_and_wait(nvme::read(1, last, 1, p), 0).status().code();
+  o[3] = q.submit_and_wait(nvme::read(1, last, 1, p_odd), 0).status().code();
+  std::uint32_t bad = 0, bad_odd = 0;
+  for (std::uint32_t w = 0; w < 128; ++w) {
     bad += mine[w] != d * 1000 + w ? 1u : 0u;
-  out[d * 4 + 2] = bad;
-  out[d * 4 + 3] = q.submit_and_wait(nvme::read(1, last + 1, 1, p), 0).status().code();
+    bad_odd += odd[w] != d * 1000 + w ? 1u : 0u;
+  }
+  o[2] = bad;
+  o[4] = bad_odd;
+  o[5] = q.submit_and_wait(nvme::read(1, last + 1, 1, p), 0).status().code();
 }
 
-// Each engine block keeps a copy of the first engine_shared_drives (32) drives' descriptors in
+// Each engine block keeps a copy of the first 32 drives' descriptors (engine_shared_drives) in
 // shared memory and reads the rest from global memory: with 36 drives of 36 sizes, every drive's
 // commands must see their own namespace size (its last LBA works, the next is out of range) and
-// media (the data written comes back from the same drive).
+// media (what was written is in the drive's own media and comes back from it), through both of
+// the engine's data paths.
 TEST(GpuDrives, EveryDriveServesItsOwnNamespaceBeyondTheSharedDriveTable) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   constexpr std::uint32_t n = 36;
@@ -1087,9 +1098,9 @@ TEST(GpuDrives, EveryDriveServesItsOwnNamespaceBeyondTheSharedDriveTable) {
   }
   std::uint32_t* buf = nullptr;
   std::uint32_t* out = nullptr;
-  CUDA_OK(cudaMalloc(&buf, std::size_t{n} * 4096));
-  CUDA_OK(cudaMallocManaged(&out, n * 4 * sizeof(std::uint32_t)));
-  for (std::uint32_t i = 0; i < n * 4; ++i)
+  CUDA_OK(cudaMalloc(&buf, std::size_t{n} * 2 * 4096));
+  CUDA_OK(cudaMallocManaged(&out, n * 6 * sizeof(std::uint32_t)));
+  for (std::uint32_t i = 0; i < n * 6; ++i)
     out[i] = 0xffffffffu;
   CUDA_OK(bam::preload_kernel(per_drive_kernel));
   bam::emu::gpu::emulated_drives drives(cfg);
@@ -1101,10 +1112,21 @@ TEST(GpuDrives, EveryDriveServesItsOwnNamespaceBeyondTheSharedDriveTable) {
   CUDA_OK(cudaStreamSynchronize(s));
   drives.stop();
   for (std::uint32_t d = 0; d < n; ++d) {
-    EXPECT_EQ(out[d * 4 + 0], 0u) << "write, drive " << d;
-    EXPECT_EQ(out[d * 4 + 1], 0u) << "read, drive " << d;
-    EXPECT_EQ(out[d * 4 + 2], 0u) << "words read back wrong, drive " << d;
-    EXPECT_EQ(out[d * 4 + 3], nvme::sc::lba_out_of_range.code()) << "past the end, drive " << d;
+    const std::uint32_t* const o = out + d * 6;
+    EXPECT_EQ(o[0], 0u) << "write, drive " << d;
+    EXPECT_EQ(o[1], 0u) << "aligned read, drive " << d;
+    EXPECT_EQ(o[2], 0u) << "words read back wrong (aligned), drive " << d;
+    EXPECT_EQ(o[3], 0u) << "unaligned read, drive " << d;
+    EXPECT_EQ(o[4], 0u) << "words read back wrong (unaligned), drive " << d;
+    EXPECT_EQ(o[5], nvme::sc::lba_out_of_range.code()) << "past the end, drive " << d;
+    // The written block is in drive d's own media, at its last LBA.
+    std::uint32_t media[128] = {};
+    CUDA_OK(cudaMemcpy(media, drives.media(d) + (base_lbas + d - 1) * 512, sizeof media,
+                       cudaMemcpyDeviceToHost));
+    std::uint32_t bad = 0;
+    for (std::uint32_t w = 0; w < 128; ++w)
+      bad += media[w] != d * 1000 + w ? 1u : 0u;
+    EXPECT_EQ(bad, 0u) << "words of drive " << d << "'s media";
   }
   CUDA_OK(cudaStreamDestroy(s));
   CUDA_OK(cudaFree(buf));
