@@ -1096,9 +1096,13 @@ TEST(GpuDrives, EveryDriveServesItsOwnNamespaceBeyondTheSharedDriveTable) {
     dc.media = bam::emu::gpu::media_kind::device;
     cfg.drives.push_back(dc);
   }
-  std::uint32_t* buf = nullptr;
+  void* raw = nullptr;
   std::uint32_t* out = nullptr;
-  CUDA_OK(cudaMalloc(&buf, std::size_t{n} * 2 * 4096));
+  // Pages start at 4 KiB boundaries (cudaMalloc promises 256 B): a block read to `mine` or `odd`
+  // stays in one page, where PRP2 = 0 is right.
+  CUDA_OK(cudaMalloc(&raw, std::size_t{n} * 2 * 4096 + 4096));
+  auto* buf = reinterpret_cast<std::uint32_t*>((reinterpret_cast<std::uintptr_t>(raw) + 4095) &
+                                               ~std::uintptr_t{4095});
   CUDA_OK(cudaMallocManaged(&out, n * 6 * sizeof(std::uint32_t)));
   for (std::uint32_t i = 0; i < n * 6; ++i)
     out[i] = 0xffffffffu;
@@ -1129,7 +1133,7 @@ TEST(GpuDrives, EveryDriveServesItsOwnNamespaceBeyondTheSharedDriveTable) {
     EXPECT_EQ(bad, 0u) << "words of drive " << d << "'s media";
   }
   CUDA_OK(cudaStreamDestroy(s));
-  CUDA_OK(cudaFree(buf));
+  CUDA_OK(cudaFree(raw));
   CUDA_OK(cudaFree(out));
 }
 
