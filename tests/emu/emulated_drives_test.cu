@@ -1076,14 +1076,14 @@ __global__ void per_drive_kernel(drives_ref v, std::uint32_t drives, std::uint64
   o[5] = q.submit_and_wait(nvme::read(1, last + 1, 1, p), 0).status().code();
 }
 
-// Each engine block keeps a copy of the first 32 drives' descriptors (engine_shared_drives) in
-// shared memory and reads the rest from global memory: with 36 drives of 36 sizes, every drive's
-// commands must see their own namespace size (its last LBA works, the next is out of range) and
-// media (what was written is in the drive's own media and comes back from it), through both of
-// the engine's data paths.
+// Each engine block keeps a copy of the first drives' descriptors (shared_drive_descriptors) in
+// shared memory and reads the rest from global memory: with 4 drives more than that, each of its
+// own size, every drive's commands must see their own namespace size (its last LBA works, the
+// next is out of range) and media (what was written is in the drive's own media and comes back
+// from it), through both of the engine's data paths.
 TEST(GpuDrives, EveryDriveServesItsOwnNamespaceBeyondTheSharedDriveTable) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  constexpr std::uint32_t n = 36;
+  constexpr std::uint32_t n = bam::emu::gpu::shared_drive_descriptors + 4;
   constexpr std::uint64_t base_lbas = 64;
   bam::emu::gpu::drives_config cfg{.drives = {},
                                    .queues_per_drive = 1,
