@@ -530,11 +530,10 @@ __device__ __forceinline__ void move_data(const engine_params& p, const warp_sta
                      15) == 0 &&
                     rec.n < (1u << 24);
   const bool slow = work && !fast && (rec.copies != 0 || rec.zeros != 0);
-  // No early return for a batch that moves nothing (a `null` drive's, errors, drops), although
-  // its fence orders nothing: with one, Figure 4's 1K-thread reads at 8-10 SSDs, where every
-  // batch moves data and it is never taken, ran 5-17 % slower (and QD1 0.9-2.8 us faster): the
-  // code the compiler makes around it costs there, not the fence (docs/gpu-engine.md, "The
-  // engine's early return").
+  // No early return when no lane moved data (a `null` drive's batch, errors, drops), although the
+  // fence then orders nothing: on an H200 the branch alone, never taken where every batch moves
+  // data, made Figure 4's 1K-thread reads at 8-10 SSDs 5-17 % slower (and QD1 1-3 us faster);
+  // docs/gpu-engine.md, "The engine's early return".
   copy_single_pieces(w, b, fast);
   rerun_by_warp(p, w, b, slow);
   // Data before completions: every lane fences its own copies (device scope: the waiters
