@@ -1111,7 +1111,7 @@ TEST(GpuDrives, EveryDriveServesItsOwnNamespaceBeyondTheSharedDriveTable) {
   drives.start();
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  per_drive_kernel<<<1, 64, 0, s>>>(drives.ref(), n, base_lbas, buf, out);
+  per_drive_kernel<<<1, (n + 31) / 32 * 32, 0, s>>>(drives.ref(), n, base_lbas, buf, out);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaStreamSynchronize(s));
   drives.stop();

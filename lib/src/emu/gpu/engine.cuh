@@ -134,7 +134,6 @@ inline constexpr std::size_t engine_shared_bytes_per_warp =
 /// booking cost QD1 1.1 us (docs/gpu-engine.md, "The drive table in shared memory"): likely an
 /// L2 round trip each, the fence leaving the SM's L1 to be filled again (what the hardware does
 /// for a device-scope acquire; PTX does not promise it).
-/// 32: a warp's lanes, and the drive counts of the paper's figures (1-10), at 5.25 KiB a block.
 inline constexpr std::uint32_t engine_shared_drives = shared_drive_descriptors;
 static_assert(sizeof(engine_drive) % 8 == 0, "the drive table is copied 8 bytes at a time");
 /// Static shared memory of an engine block: the drive table's copy.
