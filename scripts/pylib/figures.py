@@ -43,6 +43,7 @@ class Job:
     file: Path
     machine: dict
     command: str
+    index: int = 0  # the job's place in its report
 
     def c(self, key):
         """A config value; a key absent from an older report counts as its default."""
@@ -62,7 +63,11 @@ class Job:
         return self.b.get("stats", {})
 
     def spread(self):
+        """(low, high) as fractions of the IOPS: over the job's repeated runs and, where its sweep
+        point ran several processes, over those processes' runs of it too."""
         lo, hi = reports.iops_spread(self.b, self.job)
+        others = reports.process_rates(self.file).get(self.index, [])
+        lo, hi = min([lo] + others), max([hi] + others)
         return lo / self.iops if self.iops else 1, hi / self.iops if self.iops else 1
 
 
@@ -75,9 +80,9 @@ def session_jobs(folder, deep=False):
         folders += sorted(p for p in Path(folder).rglob("*") if p.is_dir())
     for f, doc in (fd for d in folders for fd in reports.report_files(d)):
         top = doc["bamkit"]
-        for cfg, job, b in reports.jobs(doc):
+        for i, (cfg, job, b) in enumerate(reports.jobs(doc)):
             j = Job(cfg, job, b, reports.ceilings(doc, b), b.get("tool", top.get("tool", "")), f,
-                    top.get("machine") or {}, top.get("command", ""))
+                    top.get("machine") or {}, top.get("command", ""), i)
             flat = reports.flatten(cfg)
             key = json.dumps({k: v for k, v in flat.items()
                               if not k.startswith("report.") and k != "storage.media.path"},

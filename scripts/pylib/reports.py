@@ -12,6 +12,7 @@ are version 1. What changed:
      host_memory_random_read / page_cache_random_read and h2d_copy_bytes_per_s).
 ceilings() gives the version-2 shape for both.
 """
+import functools
 import json
 import re
 from pathlib import Path
@@ -156,6 +157,34 @@ def iops_spread(b, job):
     """(min, max) of the IOPS over a job's repeated runs (bamkit.repeat), else its own IOPS."""
     r = b.get("repeat")
     return (r["iops_min"], r["iops_max"]) if r else (total_iops(job), total_iops(job))
+
+
+@functools.lru_cache(maxsize=64)
+def _process_rates(rec_path, mtime_ns):  # noqa: ARG001 (mtime_ns: a rewritten file is read again)
+    try:
+        rec = json.loads(Path(rec_path).read_text())
+    except (OSError, ValueError):
+        return {}
+    by_job = {}
+    for run in rec.get("runs", []):
+        try:
+            doc = json.loads(run.get("report", ""))
+        except ValueError:
+            continue
+        if is_report(doc):
+            for j, (_, job, _) in enumerate(jobs(doc)):
+                by_job.setdefault(j, []).append(total_iops(job))
+    return by_job
+
+
+def process_rates(report_path):
+    """{job index: [total IOPS in each process]} of a sweep point that ran several processes
+    (scripts/sweep's `processes`: <id>.processes.json beside its report <id>.json); {} else.
+    Read once per file and process (a copy)."""
+    rec = Path(report_path).with_suffix(".processes.json")
+    if not rec.exists():
+        return {}
+    return {j: list(v) for j, v in _process_rates(str(rec), rec.stat().st_mtime_ns).items()}
 
 
 def report_files(folder):

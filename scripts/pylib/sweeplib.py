@@ -20,9 +20,11 @@ import reports
 
 REPO = reports.REPO
 SPEC_KEYS = {"name", "description", "figures", "tool", "base", "set", "args", "product", "zip",
-             "inner", "repeat", "limit_s", "groups"}
+             "inner", "repeat", "processes", "limit_s", "groups"}
 GROUP_KEYS = {"name", "description", "base", "set", "args", "product", "zip", "inner", "repeat",
-              "limit_s"}
+              "processes", "limit_s"}
+# How many processes of the tool one point may run (`processes`).
+MAX_PROCESSES = 100
 SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
 # A tiny host-mode run of each tool: its report names the commit the binary was built from.
 PROBES = {
@@ -52,7 +54,8 @@ class Point:
     args: list
     inner: dict
     repeat: int
-    limit_s: float
+    limit_s: float  # per process
+    processes: int = 1
 
 
 def _check_lists(where, lists, schema):
@@ -100,6 +103,9 @@ def _check_part(where, part, keys, schema):
             raise SpecError(f"{where}.args", f"{a} is the sweep's (use base, inner, repeat)")
     if "repeat" in part and (not isinstance(part["repeat"], int) or not 1 <= part["repeat"] <= 1000):
         raise SpecError(f"{where}.repeat", "must be an integer in [1, 1000]")
+    n = part.get("processes", 1)
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_PROCESSES:
+        raise SpecError(f"{where}.processes", f"must be an integer in [1, {MAX_PROCESSES}]")
     if "limit_s" in part and (not isinstance(part["limit_s"], (int, float)) or part["limit_s"] <= 0):
         raise SpecError(f"{where}.limit_s", "must be a positive number of seconds")
     if "base" in part:
@@ -190,7 +196,8 @@ def expand(spec):
                 args=list(spec.get("args", [])) + list(g.get("args", [])),
                 inner=g.get("inner", spec.get("inner", {})),
                 repeat=g.get("repeat", spec.get("repeat", 1)),
-                limit_s=g.get("limit_s", spec.get("limit_s", 600))))
+                limit_s=g.get("limit_s", spec.get("limit_s", 600)),
+                processes=g.get("processes", spec.get("processes", 1))))
     width = max(3, len(str(len(points) - 1)))
     for p in points:
         name = f"p{p.index:0{width}d}"
@@ -234,8 +241,9 @@ def substitute(value, work):
     return value
 
 
-def command(point, tool, out, work):
-    """The tool's command line for a point, its report and CSV in `out`."""
+def command(point, tool, out, work, stem=None):
+    """The tool's command line for a point, its report and CSV in `out` (named `stem`, by default
+    the point's id)."""
     cmd = [str(tool)]
     if point.base:
         cmd += ["--config", str(resolve_path(point.base))]
@@ -246,7 +254,8 @@ def command(point, tool, out, work):
         cmd += ["--sweep", f"{key}=" + ",".join(sweep_value(substitute(v, work)) for v in values)]
     if point.repeat > 1:
         cmd += ["--repeat", str(point.repeat)]
-    cmd += ["--report", str(out / f"{point.id}.json"), "--csv", str(out / f"{point.id}.csv")]
+    stem = stem or point.id
+    cmd += ["--report", str(out / f"{stem}.json"), "--csv", str(out / f"{stem}.csv")]
     return cmd
 
 
@@ -367,8 +376,13 @@ def status_of(out, point):
 
 
 def remove_outputs(out, point):
-    for suffix in (".json", ".csv", ".log", ".status.json"):
+    for suffix in (".json", ".csv", ".log", ".status.json", ".processes.json"):
         (out / f"{point.id}{suffix}").unlink(missing_ok=True)
+
+
+def processes_of(out, point):
+    """The point's record of its processes (`processes` > 1: `<id>.processes.json`), or None."""
+    return read_json(out / f"{point.id}.processes.json")
 
 
 def pack(out, layout, dest):

@@ -4,11 +4,15 @@ import csv
 import json
 import signal
 import subprocess
+import sys
 import tarfile
 import time
 import unittest
 
 from script_test import REPO, BUILD, TempDirTest, run, write_spec
+
+sys.path.insert(0, str(REPO / "scripts" / "pylib"))
+import figures  # noqa: E402
 
 NBB = ["--bin", BUILD]
 
@@ -116,6 +120,60 @@ class SweepTest(TempDirTest):
         r = run("sweep", path, "--out", out, *NBB, "--retry-failed", "--points", "1", check=1)
         self.assertIn("0 already finished, 1 to run", r.stdout)
 
+    def test_several_processes_per_point_report_the_median_process_and_keep_every_one(self):
+        s = spec(product={}, zip={"workload.io_size": [512, 700]}, processes=3)  # 700: refused
+        path, out = write_spec(self.tmp, s), self.tmp / "out"
+        r = run("sweep", path, "--out", out, *NBB, check=1)
+        self.assertIn("1 ok, 1 failed", r.stdout)
+        good, bad = ids(out)
+        st = status(out, good)
+        self.assertEqual((st["exit_status"], st["processes"]), (0, 3))
+        rec = json.loads((out / f"{good}.processes.json").read_text())
+        self.assertEqual((rec["processes"], rec["ran"]), (3, 3))
+        self.assertEqual([x["process"] for x in rec["runs"]], [1, 2, 3])
+        self.assertEqual(rec["median_process"], st["median_process"])
+        self.assertEqual((out / f"{good}.log").read_text().count("$ "), 3)
+        # Every process's report is kept; the point's own is the median one's, byte for byte.
+        scores = [x["score_iops"] for x in rec["runs"]]
+        chosen = rec["runs"][rec["median_process"] - 1]
+        self.assertEqual(chosen["score_iops"], sorted(scores)[1])
+        self.assertEqual((out / f"{good}.json").read_text(), chosen["report"])
+        self.assertEqual((out / f"{good}.csv").read_text(), chosen["csv"])
+        # The score is the geometric mean of the process's jobs' total IOPS (read and write).
+        per_job = []
+        for x in rec["runs"]:
+            jobs = json.loads(x["report"])["jobs"]
+            self.assertEqual(len(jobs), 2)
+            rates = [j["read"]["iops"] + j["write"]["iops"] for j in jobs]
+            self.assertAlmostEqual(x["score_iops"], (rates[0] * rates[1]) ** 0.5, delta=1e-6 * x["score_iops"])
+            per_job.append(rates)
+        rows = [r for r in csv.DictReader((out / "summary.csv").read_text().splitlines()) if r["id"] == good]
+        self.assertEqual(len(rows), 2)
+        for j, row in enumerate(rows):
+            self.assertEqual((row["processes"], row["median_process"]), ("3", str(rec["median_process"])))
+            self.assertAlmostEqual(float(row["process_iops_min"]), min(p[j] for p in per_job), delta=1e-3)
+            self.assertAlmostEqual(float(row["process_iops_max"]), max(p[j] for p in per_job), delta=1e-3)
+            self.assertAlmostEqual(float(row["iops"]), per_job[rec["median_process"] - 1][j], delta=0.6)
+        # The figures' spread of a job covers every process's rate of it.
+        jobs = [j for j in figures.session_jobs(out) if j.file.name == f"{good}.json"]
+        self.assertEqual(sorted(j.index for j in jobs), [0, 1])
+        for j in jobs:
+            lo, hi = j.spread()
+            self.assertLessEqual(lo * j.iops, min(p[j.index] for p in per_job) + 1e-6)
+            self.assertGreaterEqual(hi * j.iops, max(p[j.index] for p in per_job) - 1e-6)
+        # A failing process ends the point: its status and log are the point's, no other runs.
+        st = status(out, bad)
+        self.assertEqual((st["exit_status"], st["median_process"]), (2, 1))
+        rec = json.loads((out / f"{bad}.processes.json").read_text())
+        self.assertEqual((rec["ran"], rec["runs"][0]["exit_status"]), (1, 2))
+        self.assertIn("workload.io_size", (out / f"{bad}.log").read_text())
+        # Run again: both count as finished; retried, the failed point runs again from scratch.
+        r = run("sweep", path, "--out", out, *NBB, check=1)
+        self.assertIn("2 already finished, 0 to run", r.stdout)
+        r = run("sweep", path, "--out", out, *NBB, "--retry-failed", check=1)
+        self.assertIn("1 already finished, 1 to run", r.stdout)
+        self.assertEqual(json.loads((out / f"{bad}.processes.json").read_text())["ran"], 1)
+
     def test_slices_fill_one_folder_and_pack_it(self):
         path = write_spec(self.tmp, spec())
         out, full = self.tmp / "sliced", self.tmp / "full"
@@ -144,6 +202,10 @@ class SweepTest(TempDirTest):
                  (spec(set={"report.json": "x.json"}), "report.json"),
                  (spec(inner={"storage.model": [{"latency_us": 1}]}), "inner.storage.model"),
                  (spec(repeat=0), "repeat"),
+                 (spec(processes=0), "processes"),
+                 (spec(processes=2.5), "processes"),
+                 (spec(processes=True), "processes"),
+                 (spec(processes=101), "processes"),
                  (spec(colour="red"), "colour")]
         for s, key in cases:
             r = run("sweep", write_spec(self.tmp, s), "--out", self.tmp / "x", *NBB, check=2)
