@@ -64,14 +64,19 @@ def workload_of(cfg, tool):
     return flat
 
 
-def job_entry(cfg, job, b, tool):
+def job_entry(cfg, job, b, tool, process_iops=()):
+    """The job's metrics. Its rates' spread: the IOPS over its repeated runs and, for a sweep
+    point that ran several processes, over those processes (`process_iops`), as a fraction of its
+    IOPS carried over to its other rates."""
     e = Entry(workload_of(cfg, tool))
     m = e.metrics
     rep = b.get("repeat") or {}
     iops = reports.total_iops(job)
     lo = hi = None
-    if rep.get("runs", 1) > 1 and iops > 0:
-        lo, hi = rep["iops_min"] / iops, rep["iops_max"] / iops
+    seen = ([rep["iops_min"], rep["iops_max"]] if rep.get("runs", 1) > 1 else []) + (
+        [iops, *process_iops] if len(process_iops) > 1 else [])
+    if seen and iops > 0:
+        lo, hi = min(seen) / iops, max(seen) / iops
 
     def rate(name, v):
         if v is not None:
@@ -162,9 +167,11 @@ def app_counts(st, m):
         m["taxi.impls_bit_identical"] = Metric(COUNT, t["impls_bit_identical"])
 
 
-def report_entries(doc, prefix):
+def report_entries(doc, prefix, path=None):
+    """Its jobs' entries; `path`: the report's file (a sweep point's processes are read beside it)."""
     tool = doc["bamkit"].get("tool", "")
-    return {f"{prefix}#{i}": job_entry(cfg, job, b, b.get("tool", tool))
+    rates = reports.process_rates(path) if path is not None else {}
+    return {f"{prefix}#{i}": job_entry(cfg, job, b, b.get("tool", tool), rates.get(i, ()))
             for i, (cfg, job, b) in enumerate(reports.jobs(doc))}
 
 
@@ -234,7 +241,7 @@ def load(path):
             raise Unusable(f"{p}: no bamkit reports in this folder")
         out = {}
         for f, doc in files:
-            out.update(report_entries(doc, f.stem))
+            out.update(report_entries(doc, f.stem, f))
         return "bamkit", out
     if not p.exists():
         raise Unusable(f"{p}: no such file or folder")

@@ -13,6 +13,7 @@ from script_test import REPO, BUILD, TempDirTest, run, write_spec
 
 sys.path.insert(0, str(REPO / "scripts" / "pylib"))
 import figures  # noqa: E402
+import perfcheck  # noqa: E402
 
 NBB = ["--bin", BUILD]
 
@@ -161,6 +162,12 @@ class SweepTest(TempDirTest):
             lo, hi = j.spread()
             self.assertLessEqual(lo * j.iops, min(p[j.index] for p in per_job) + 1e-6)
             self.assertGreaterEqual(hi * j.iops, max(p[j.index] for p in per_job) - 1e-6)
+        # perf-check's spread of a job's rates covers every process's IOPS of it too.
+        _, entries = perfcheck.load(out)
+        for j in (0, 1):
+            m = entries[f"{good}#{j}"].metrics["iops"]
+            self.assertAlmostEqual(m.lo, min(p[j] for p in per_job), delta=1e-6 * m.value)
+            self.assertAlmostEqual(m.hi, max(p[j] for p in per_job), delta=1e-6 * m.value)
         # A failing process ends the point: its status and log are the point's, no other runs.
         st = status(out, bad)
         self.assertEqual((st["exit_status"], st["median_process"]), (2, 1))
