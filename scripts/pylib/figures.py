@@ -65,9 +65,8 @@ class Job:
     def spread(self):
         """(low, high) as fractions of the IOPS: over the job's repeated runs and, where its sweep
         point ran several processes, over those processes' runs of it too."""
-        lo, hi = reports.iops_spread(self.b, self.job)
-        others = reports.process_rates(self.file).get(self.index, [])
-        lo, hi = min([lo] + others), max([hi] + others)
+        runs = reports.process_runs(self.file).get(self.index, ())
+        lo, hi = reports.iops_range(self.b, self.job, runs)
         return lo / self.iops if self.iops else 1, hi / self.iops if self.iops else 1
 
 

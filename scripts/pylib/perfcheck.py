@@ -64,19 +64,18 @@ def workload_of(cfg, tool):
     return flat
 
 
-def job_entry(cfg, job, b, tool, process_iops=()):
+def job_entry(cfg, job, b, tool, runs=()):
     """The job's metrics. Its rates' spread: the IOPS over its repeated runs and, for a sweep
-    point that ran several processes, over those processes (`process_iops`), as a fraction of its
-    IOPS carried over to its other rates."""
+    point that ran several processes, over theirs (`runs`: reports.process_runs' entry), as a
+    fraction of its IOPS carried over to its other rates."""
     e = Entry(workload_of(cfg, tool))
     m = e.metrics
     rep = b.get("repeat") or {}
     iops = reports.total_iops(job)
     lo = hi = None
-    seen = ([rep["iops_min"], rep["iops_max"]] if rep.get("runs", 1) > 1 else []) + (
-        [iops, *process_iops] if len(process_iops) > 1 else [])
-    if seen and iops > 0:
-        lo, hi = min(seen) / iops, max(seen) / iops
+    if (rep.get("runs", 1) > 1 or len(runs) > 1) and iops > 0:
+        low, high = reports.iops_range(b, job, runs)
+        lo, hi = low / iops, high / iops
 
     def rate(name, v):
         if v is not None:
@@ -168,10 +167,11 @@ def app_counts(st, m):
 
 
 def report_entries(doc, prefix, path=None):
-    """Its jobs' entries; `path`: the report's file (a sweep point's processes are read beside it)."""
+    """Its jobs' entries; `path`: the report's file (a sweep point's processes are read beside
+    it)."""
     tool = doc["bamkit"].get("tool", "")
-    rates = reports.process_rates(path) if path is not None else {}
-    return {f"{prefix}#{i}": job_entry(cfg, job, b, b.get("tool", tool), rates.get(i, ()))
+    runs = reports.process_runs(path) if path is not None else {}
+    return {f"{prefix}#{i}": job_entry(cfg, job, b, b.get("tool", tool), runs.get(i, ()))
             for i, (cfg, job, b) in enumerate(reports.jobs(doc))}
 
 

@@ -159,39 +159,64 @@ def iops_spread(b, job):
     return (r["iops_min"], r["iops_max"]) if r else (total_iops(job), total_iops(job))
 
 
+def job_rates(doc):
+    """(total IOPS, its repeats' min, max) per job of a report, in order."""
+    return [(total_iops(job), *iops_spread(b, job)) for _, job, b in jobs(doc)]
+
+
 @functools.lru_cache(maxsize=64)
-def _process_rates(rec_path, mtime_ns):  # noqa: ARG001 (mtime_ns: a rewritten file is read again)
+def _process_runs(rec_path, stamp):  # noqa: ARG001 (stamp: a rewritten file is read again)
     try:
         rec = json.loads(Path(rec_path).read_text())
     except (OSError, ValueError):
         return {}
-    by_job = {}
+    per_run = []
     for run in rec.get("runs", []):
+        if run.get("exit_status") != 0:
+            continue
         try:
             doc = json.loads(run.get("report", ""))
         except ValueError:
             continue
         if is_report(doc):
-            for j, (_, job, _) in enumerate(jobs(doc)):
-                by_job.setdefault(j, []).append(total_iops(job))
+            per_run.append(job_rates(doc))
+    by_job = {}
+    for rates in per_run:
+        if len(rates) == len(per_run[0]):  # the same command: the same jobs, in the same order
+            for j, r in enumerate(rates):
+                by_job.setdefault(j, []).append(r)
     return by_job
 
 
-def process_rates(report_path):
-    """{job index: [total IOPS in each process]} of a sweep point that ran several processes
-    (scripts/sweep's `processes`: <id>.processes.json beside its report <id>.json); {} else.
-    Read once per file and process (a copy)."""
+def process_runs(report_path):
+    """{job index: [(IOPS, repeats' min, max) of each process that succeeded]} of a sweep point
+    that ran several processes (scripts/sweep's `processes`: <id>.processes.json beside its
+    report <id>.json); {} else. Each file is parsed once while it is unchanged."""
     rec = Path(report_path).with_suffix(".processes.json")
-    if not rec.exists():
+    try:
+        st = rec.stat()
+    except OSError:
         return {}
-    return {j: list(v) for j, v in _process_rates(str(rec), rec.stat().st_mtime_ns).items()}
+    by_job = _process_runs(str(rec), (st.st_mtime_ns, st.st_size, st.st_ino))
+    return {j: list(v) for j, v in by_job.items()}
+
+
+def iops_range(b, job, runs=()):
+    """(min, max) IOPS of a job over its repeated runs and, for a sweep point of several
+    processes, over every process's repeated runs of it (`runs`: process_runs' entry)."""
+    lo, hi = iops_spread(b, job)
+    for _, run_lo, run_hi in runs:
+        lo, hi = min(lo, run_lo), max(hi, run_hi)
+    return lo, hi
 
 
 def report_files(folder):
-    """The bamkit reports directly in a folder (sweep.json, machine.json and figure data are
-    not reports), sorted by name."""
+    """The bamkit reports directly in a folder (sweep.json, machine.json, a sweep point's
+    processes and figure data are not reports), sorted by name."""
     out = []
     for f in sorted(Path(folder).glob("*.json")):
+        if f.name.endswith(".processes.json"):  # a sweep point's processes: never a report
+            continue
         try:
             doc = load(f)
         except (OSError, ValueError):

@@ -23,8 +23,8 @@ SPEC_KEYS = {"name", "description", "figures", "tool", "base", "set", "args", "p
              "inner", "repeat", "processes", "limit_s", "groups"}
 GROUP_KEYS = {"name", "description", "base", "set", "args", "product", "zip", "inner", "repeat",
               "processes", "limit_s"}
-# How many processes of the tool one point may run (`processes`).
-MAX_PROCESSES = 100
+# How many processes of the tool one point may run (`processes`: odd, so a median process exists).
+MAX_PROCESSES = 99
 SAFE = re.compile(r"^[A-Za-z0-9._-]+$")
 # A tiny host-mode run of each tool: its report names the commit the binary was built from.
 PROBES = {
@@ -104,8 +104,9 @@ def _check_part(where, part, keys, schema):
     if "repeat" in part and (not isinstance(part["repeat"], int) or not 1 <= part["repeat"] <= 1000):
         raise SpecError(f"{where}.repeat", "must be an integer in [1, 1000]")
     n = part.get("processes", 1)
-    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_PROCESSES:
-        raise SpecError(f"{where}.processes", f"must be an integer in [1, {MAX_PROCESSES}]")
+    if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= MAX_PROCESSES or n % 2 == 0:
+        raise SpecError(f"{where}.processes", f"must be an odd integer in [1, {MAX_PROCESSES}] "
+                        "(the point's report is its median process's)")
     if "limit_s" in part and (not isinstance(part["limit_s"], (int, float)) or part["limit_s"] <= 0):
         raise SpecError(f"{where}.limit_s", "must be a positive number of seconds")
     if "base" in part:
@@ -241,9 +242,8 @@ def substitute(value, work):
     return value
 
 
-def command(point, tool, out, work, stem=None):
-    """The tool's command line for a point, its report and CSV in `out` (named `stem`, by default
-    the point's id)."""
+def command(point, tool, out, work):
+    """The tool's command line for a point, its report and CSV in `out`."""
     cmd = [str(tool)]
     if point.base:
         cmd += ["--config", str(resolve_path(point.base))]
@@ -254,8 +254,7 @@ def command(point, tool, out, work, stem=None):
         cmd += ["--sweep", f"{key}=" + ",".join(sweep_value(substitute(v, work)) for v in values)]
     if point.repeat > 1:
         cmd += ["--repeat", str(point.repeat)]
-    stem = stem or point.id
-    cmd += ["--report", str(out / f"{stem}.json"), "--csv", str(out / f"{stem}.csv")]
+    cmd += ["--report", str(out / f"{point.id}.json"), "--csv", str(out / f"{point.id}.csv")]
     return cmd
 
 
@@ -379,10 +378,6 @@ def remove_outputs(out, point):
     for suffix in (".json", ".csv", ".log", ".status.json", ".processes.json"):
         (out / f"{point.id}{suffix}").unlink(missing_ok=True)
 
-
-def processes_of(out, point):
-    """The point's record of its processes (`processes` > 1: `<id>.processes.json`), or None."""
-    return read_json(out / f"{point.id}.processes.json")
 
 
 def pack(out, layout, dest):

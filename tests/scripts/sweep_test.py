@@ -14,6 +14,7 @@ from script_test import REPO, BUILD, TempDirTest, run, write_spec
 sys.path.insert(0, str(REPO / "scripts" / "pylib"))
 import figures  # noqa: E402
 import perfcheck  # noqa: E402
+import reports  # noqa: E402
 
 NBB = ["--bin", BUILD]
 
@@ -121,57 +122,82 @@ class SweepTest(TempDirTest):
         r = run("sweep", path, "--out", out, *NBB, "--retry-failed", "--points", "1", check=1)
         self.assertIn("0 already finished, 1 to run", r.stdout)
 
-    def test_several_processes_per_point_report_the_median_process_and_keep_every_one(self):
-        s = spec(product={}, zip={"workload.io_size": [512, 700]}, processes=3)  # 700: refused
+    def processes_sweep(self):
+        """A sweep of 3 processes per point (2 runs each): the point of 512 B I/Os succeeds, the
+        one of 700 B fails (the tool refuses the size). Returns (out, good id, bad id)."""
+        s = spec(product={}, zip={"workload.io_size": [512, 700]}, processes=3, repeat=2)
         path, out = write_spec(self.tmp, s), self.tmp / "out"
         r = run("sweep", path, "--out", out, *NBB, check=1)
         self.assertIn("1 ok, 1 failed", r.stdout)
         good, bad = ids(out)
-        st = status(out, good)
+        return path, out, good, bad
+
+    @staticmethod
+    def process_record(out, pid):
+        return json.loads((out / f"{pid}.processes.json").read_text())
+
+    @staticmethod
+    def job_rates(run_record):
+        """Per job of a process: (total IOPS, its 2 runs' min, max)."""
+        out = []
+        for j in json.loads(run_record["report"])["jobs"]:
+            rep = j["bamkit"]["repeat"]
+            out.append((j["read"]["iops"] + j["write"]["iops"], rep["iops_min"], rep["iops_max"]))
+        return out
+
+    def test_processes_report_the_median_process_and_keep_every_one(self):
+        _, out, good, _ = self.processes_sweep()
+        st, rec = status(out, good), self.process_record(out, good)
         self.assertEqual((st["exit_status"], st["processes"]), (0, 3))
-        rec = json.loads((out / f"{good}.processes.json").read_text())
         self.assertEqual((rec["processes"], rec["ran"]), (3, 3))
         self.assertEqual([x["process"] for x in rec["runs"]], [1, 2, 3])
         self.assertEqual(rec["median_process"], st["median_process"])
         self.assertEqual((out / f"{good}.log").read_text().count("$ "), 3)
-        # Every process's report is kept; the point's own is the median one's, byte for byte.
-        scores = [x["score_iops"] for x in rec["runs"]]
+        # The score: the geometric mean of the process's two jobs' total IOPS (read, write).
+        for x in rec["runs"]:
+            rates = [r[0] for r in self.job_rates(x)]
+            self.assertAlmostEqual(x["score_iops"], (rates[0] * rates[1]) ** 0.5,
+                                   delta=1e-6 * x["score_iops"])
+        # The point's own report and CSV are the median process's, byte for byte.
         chosen = rec["runs"][rec["median_process"] - 1]
-        self.assertEqual(chosen["score_iops"], sorted(scores)[1])
+        self.assertEqual(chosen["score_iops"], sorted(x["score_iops"] for x in rec["runs"])[1])
         self.assertEqual((out / f"{good}.json").read_text(), chosen["report"])
         self.assertEqual((out / f"{good}.csv").read_text(), chosen["csv"])
-        # The score is the geometric mean of the process's jobs' total IOPS (read and write).
-        per_job = []
-        for x in rec["runs"]:
-            jobs = json.loads(x["report"])["jobs"]
-            self.assertEqual(len(jobs), 2)
-            rates = [j["read"]["iops"] + j["write"]["iops"] for j in jobs]
-            self.assertAlmostEqual(x["score_iops"], (rates[0] * rates[1]) ** 0.5, delta=1e-6 * x["score_iops"])
-            per_job.append(rates)
-        rows = [r for r in csv.DictReader((out / "summary.csv").read_text().splitlines()) if r["id"] == good]
+        # Not a report itself: a folder's reports are the points'.
+        names = [f.name for f, _ in reports.report_files(out)]
+        self.assertIn(f"{good}.json", names)
+        self.assertFalse(any(n.endswith(".processes.json") for n in names))
+
+    def test_the_processes_spread_reaches_the_summary_the_figures_and_perf_check(self):
+        _, out, good, _ = self.processes_sweep()
+        per_run = [self.job_rates(x) for x in self.process_record(out, good)["runs"]]
+        rows = [r for r in csv.DictReader((out / "summary.csv").read_text().splitlines())
+                if r["id"] == good]
         self.assertEqual(len(rows), 2)
         for j, row in enumerate(rows):
-            self.assertEqual((row["processes"], row["median_process"]), ("3", str(rec["median_process"])))
-            self.assertAlmostEqual(float(row["process_iops_min"]), min(p[j] for p in per_job), delta=1e-3)
-            self.assertAlmostEqual(float(row["process_iops_max"]), max(p[j] for p in per_job), delta=1e-3)
-            self.assertAlmostEqual(float(row["iops"]), per_job[rec["median_process"] - 1][j], delta=0.6)
-        # The figures' spread of a job covers every process's rate of it.
+            rates = sorted(p[j][0] for p in per_run)
+            self.assertEqual(row["processes"], "3")
+            for col, want in (("min", rates[0]), ("median", rates[1]), ("max", rates[2])):
+                self.assertAlmostEqual(float(row[f"process_iops_{col}"]), want, delta=1e-3)
+        # A job's range: every process's runs of it (each process's min and max of its 2 runs).
+        low = [min(p[j][1] for p in per_run) for j in (0, 1)]
+        high = [max(p[j][2] for p in per_run) for j in (0, 1)]
         jobs = [j for j in figures.session_jobs(out) if j.file.name == f"{good}.json"]
         self.assertEqual(sorted(j.index for j in jobs), [0, 1])
         for j in jobs:
             lo, hi = j.spread()
-            self.assertLessEqual(lo * j.iops, min(p[j.index] for p in per_job) + 1e-6)
-            self.assertGreaterEqual(hi * j.iops, max(p[j.index] for p in per_job) - 1e-6)
-        # perf-check's spread of a job's rates covers every process's IOPS of it too.
+            self.assertAlmostEqual(lo * j.iops, low[j.index], delta=1e-6 * j.iops)
+            self.assertAlmostEqual(hi * j.iops, high[j.index], delta=1e-6 * j.iops)
         _, entries = perfcheck.load(out)
         for j in (0, 1):
             m = entries[f"{good}#{j}"].metrics["iops"]
-            self.assertAlmostEqual(m.lo, min(p[j] for p in per_job), delta=1e-6 * m.value)
-            self.assertAlmostEqual(m.hi, max(p[j] for p in per_job), delta=1e-6 * m.value)
-        # A failing process ends the point: its status and log are the point's, no other runs.
-        st = status(out, bad)
-        self.assertEqual((st["exit_status"], st["median_process"]), (2, 1))
-        rec = json.loads((out / f"{bad}.processes.json").read_text())
+            self.assertAlmostEqual(m.lo, low[j], delta=1e-6 * m.value)
+            self.assertAlmostEqual(m.hi, high[j], delta=1e-6 * m.value)
+
+    def test_a_failing_process_ends_its_point(self):
+        path, out, _, bad = self.processes_sweep()
+        st, rec = status(out, bad), self.process_record(out, bad)
+        self.assertEqual((st["exit_status"], st["processes"], st["median_process"]), (2, 1, 1))
         self.assertEqual((rec["ran"], rec["runs"][0]["exit_status"]), (1, 2))
         self.assertIn("workload.io_size", (out / f"{bad}.log").read_text())
         # Run again: both count as finished; retried, the failed point runs again from scratch.
@@ -179,7 +205,7 @@ class SweepTest(TempDirTest):
         self.assertIn("2 already finished, 0 to run", r.stdout)
         r = run("sweep", path, "--out", out, *NBB, "--retry-failed", check=1)
         self.assertIn("1 already finished, 1 to run", r.stdout)
-        self.assertEqual(json.loads((out / f"{bad}.processes.json").read_text())["ran"], 1)
+        self.assertEqual(self.process_record(out, bad)["ran"], 1)
 
     def test_slices_fill_one_folder_and_pack_it(self):
         path = write_spec(self.tmp, spec())
@@ -210,6 +236,7 @@ class SweepTest(TempDirTest):
                  (spec(inner={"storage.model": [{"latency_us": 1}]}), "inner.storage.model"),
                  (spec(repeat=0), "repeat"),
                  (spec(processes=0), "processes"),
+                 (spec(processes=2), "processes"),
                  (spec(processes=2.5), "processes"),
                  (spec(processes=True), "processes"),
                  (spec(processes=101), "processes"),
