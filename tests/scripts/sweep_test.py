@@ -207,6 +207,40 @@ class SweepTest(TempDirTest):
         self.assertIn("1 already finished, 1 to run", r.stdout)
         self.assertEqual(self.process_record(out, bad)["ran"], 1)
 
+    def test_a_point_of_processes_interrupted_or_timed_out(self):
+        # Interrupted in its second process, the point leaves no files and runs again whole.
+        long_set = {**spec()["set"], "workload.outstanding": 1, "workload.ios": 600000}
+        s = spec(product={}, zip={}, inner={}, set=long_set, processes=3)
+        path, out = write_spec(self.tmp, s), self.tmp / "out"
+        p = subprocess.Popen(["/usr/bin/python3", REPO / "scripts/sweep", path, "--out", out, *NBB],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.time() + 120
+        pid = None
+        while time.time() < deadline:
+            if (out / "sweep.json").exists():
+                pid = ids(out)[0]
+                log = out / f"{pid}.log"
+                if log.exists() and "process 2 of 3" in log.read_text():
+                    break
+            time.sleep(0.05)
+        p.send_signal(signal.SIGTERM)
+        text, _ = p.communicate(timeout=60)
+        self.assertEqual(p.returncode, 1, text)
+        self.assertIn("interrupted (SIGTERM)", text)
+        for suffix in (".json", ".csv", ".log", ".status.json", ".processes.json"):
+            self.assertFalse((out / f"{pid}{suffix}").exists(), suffix)
+        r = run("sweep", path, "--out", out, *NBB, check=0)
+        self.assertIn("0 already finished, 1 to run", r.stdout)
+        self.assertEqual(json.loads((out / f"{pid}.processes.json").read_text())["ran"], 3)
+        # Past its limit, a process ends the point as timed out; the limit holds per process.
+        s = spec(product={}, zip={}, inner={}, set=long_set, processes=3, limit_s=0.3)
+        path, out = write_spec(self.tmp, s), self.tmp / "out2"
+        run("sweep", path, "--out", out, *NBB, check=1)
+        pid = ids(out)[0]
+        st = status(out, pid)
+        self.assertEqual((st["exit_status"], st["timed_out"], st["processes"]), (124, True, 1))
+        self.assertIn("limit of 0.3 s (per process)", (out / f"{pid}.log").read_text())
+
     def test_slices_fill_one_folder_and_pack_it(self):
         path = write_spec(self.tmp, spec())
         out, full = self.tmp / "sliced", self.tmp / "full"
