@@ -39,6 +39,26 @@ def ids(out):
     return [p["id"] for p in json.loads((out / "sweep.json").read_text())["points"]]
 
 
+def interrupt_when(test, path, out, ready, limit_s=60):
+    """Runs the sweep of `path` into `out`, sends it SIGTERM once ready(point ids) holds, and
+    checks that it says so and exits 1. Returns the point ids."""
+    p = subprocess.Popen(["/usr/bin/python3", REPO / "scripts/sweep", path, "--out", out, *NBB],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    points = None
+    deadline = time.time() + limit_s
+    while time.time() < deadline:
+        if (out / "sweep.json").exists():
+            points = ids(out)
+            if ready(points):
+                break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGTERM)
+    text, _ = p.communicate(timeout=60)
+    test.assertEqual(p.returncode, 1, text)
+    test.assertIn("interrupted (SIGTERM)", text)
+    return points
+
+
 class SweepTest(TempDirTest):
     def test_writes_every_point_the_machine_and_a_summary(self):
         out = self.tmp / "out"
@@ -78,20 +98,9 @@ class SweepTest(TempDirTest):
         s = spec(product={}, zip={"workload.ios": [300, 2000000, 300]}, inner={},
                  set={**spec()["set"], "workload.outstanding": 1})
         path, out = write_spec(self.tmp, s), self.tmp / "out"
-        p = subprocess.Popen(["/usr/bin/python3", REPO / "scripts/sweep", path, "--out", out, *NBB],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        points = None
-        deadline = time.time() + 60
-        while time.time() < deadline:  # interrupt while the second (long) point runs
-            if (out / "sweep.json").exists():
-                points = ids(out)
-                if (out / f"{points[0]}.status.json").exists() and (out / f"{points[1]}.log").exists():
-                    break
-            time.sleep(0.05)
-        p.send_signal(signal.SIGTERM)
-        text, _ = p.communicate(timeout=60)
-        self.assertEqual(p.returncode, 1, text)
-        self.assertIn("interrupted (SIGTERM)", text)
+        # Interrupted while the second (long) point runs.
+        points = interrupt_when(self, path, out, lambda pts: (out / f"{pts[0]}.status.json").exists()
+                                and (out / f"{pts[1]}.log").exists())
         first = status(out, points[0])
         self.assertFalse((out / f"{points[1]}.status.json").exists())
         self.assertFalse((out / f"{points[1]}.json").exists())  # an unfinished point leaves nothing
@@ -212,21 +221,10 @@ class SweepTest(TempDirTest):
         long_set = {**spec()["set"], "workload.outstanding": 1, "workload.ios": 600000}
         s = spec(product={}, zip={}, inner={}, set=long_set, processes=3)
         path, out = write_spec(self.tmp, s), self.tmp / "out"
-        p = subprocess.Popen(["/usr/bin/python3", REPO / "scripts/sweep", path, "--out", out, *NBB],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.time() + 120
-        pid = None
-        while time.time() < deadline:
-            if (out / "sweep.json").exists():
-                pid = ids(out)[0]
-                log = out / f"{pid}.log"
-                if log.exists() and "process 2 of 3" in log.read_text():
-                    break
-            time.sleep(0.05)
-        p.send_signal(signal.SIGTERM)
-        text, _ = p.communicate(timeout=60)
-        self.assertEqual(p.returncode, 1, text)
-        self.assertIn("interrupted (SIGTERM)", text)
+        def in_second_process(pts):
+            log = out / f"{pts[0]}.log"
+            return log.exists() and "process 2 of 3" in log.read_text()
+        pid = interrupt_when(self, path, out, in_second_process, limit_s=120)[0]
         for suffix in (".json", ".csv", ".log", ".status.json", ".processes.json"):
             self.assertFalse((out / f"{pid}{suffix}").exists(), suffix)
         r = run("sweep", path, "--out", out, *NBB, check=0)
