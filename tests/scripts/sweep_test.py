@@ -161,6 +161,8 @@ class SweepTest(TempDirTest):
         self.assertEqual((rec["processes"], rec["ran"]), (3, 3))
         self.assertEqual([x["process"] for x in rec["runs"]], [1, 2, 3])
         self.assertEqual(rec["median_process"], st["median_process"])
+        for k in ("command", "commit", "gpu", "gpu_driver", "host", "started"):  # what ran, where
+            self.assertEqual(rec[k], st[k], k)
         self.assertEqual((out / f"{good}.log").read_text().count("$ "), 3)
         # The score: the geometric mean of the process's two jobs' total IOPS (read, write).
         for x in rec["runs"]:
