@@ -379,7 +379,6 @@ def remove_outputs(out, point):
         (out / f"{point.id}{suffix}").unlink(missing_ok=True)
 
 
-
 def pack(out, layout, dest):
     """out/ (less its .work scratch folder) as `dest` (.tar.gz), under the layout path
     results/<name>/<gpu>/<session>/ so that `tar xzf dest` at the repository root puts it in

@@ -133,7 +133,8 @@ class SweepTest(TempDirTest):
 
     def processes_sweep(self):
         """A sweep of 3 processes per point (2 runs each): the point of 512 B I/Os succeeds, the
-        one of 700 B fails (the tool refuses the size). Returns (out, good id, bad id)."""
+        one of 700 B fails (the tool refuses the size). Returns (spec path, out, good id, bad
+        id)."""
         s = spec(product={}, zip={"workload.io_size": [512, 700]}, processes=3, repeat=2)
         path, out = write_spec(self.tmp, s), self.tmp / "out"
         r = run("sweep", path, "--out", out, *NBB, check=1)
