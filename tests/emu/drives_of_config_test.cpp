@@ -32,6 +32,13 @@ TEST(DrivesOfConfig, AutomaticEngineIs16Blocks16WarpsOrMoreForManyQueues) {
   EXPECT_EQ(many.engine_warps_per_block, 16u);
 }
 
+TEST(DrivesOfConfig, GpuEngineHandoverIsPassedOn) {
+  run_config c = with_queues(2, 8);
+  EXPECT_TRUE(emu::gpu::drives_config_of(c).engine_handover);  // the default
+  c.gpu.engine_handover = false;
+  EXPECT_FALSE(emu::gpu::drives_config_of(c).engine_handover);
+}
+
 TEST(DrivesOfConfig, GpuSectionSetsTheEngineSize) {
   run_config c = with_queues(2, 64);
   c.gpu.engine_blocks = 3;

@@ -240,6 +240,91 @@ INSTANTIATE_TEST_SUITE_P(Drives, MillionThreads,
                                   bam::to_string(std::get<1>(info.param));
                          });
 
+// ---- queue handover ----------------------------------------------------------------------------
+
+class Handover : public ::testing::TestWithParam<std::tuple<bool, storage_protocol>> {};
+
+// Four engine warps serve 64 queues of one drive (16 each) under 2^18 threads: every turn is full,
+// so the warps give queues away and take them back from the pool (drives_config::engine_handover)
+// while the integrity phases run. Every read returns the data last written, every command
+// completes once, the engine's per-queue counters (which travel with the queues) add up to the
+// commands, and queues did change hands (none with handover off).
+TEST_P(Handover, QueuesChangeHandsAndNothingIsLostOrRepeated) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const auto [on, protocol] = GetParam();
+  const bool hardware = protocol == storage_protocol::hardware;
+  constexpr std::uint32_t bits = 19;
+  constexpr std::uint32_t threads = 1u << (bits - 1);
+  bam::emu::gpu::drives_config cfg;
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1ull << bits;
+  dc.model = bam::emu::timing_preset("ideal");
+  cfg.drives.push_back(dc);
+  cfg.queues_per_drive = 64;
+  cfg.queue_entries = 1024;
+  cfg.engine_blocks = 1;
+  cfg.engine_warps_per_block = 4;
+  cfg.engine_handover = on;
+  cfg.ordering_queues = hardware;
+  cfg.ordering_timeout_ns = 7'000'000'000;
+  uint4* buffers = nullptr;
+  counters* c = nullptr;
+  CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
+  CUDA_OK(cudaMallocManaged(&c, sizeof(counters)));
+  *c = counters{};
+  if (hardware)
+    preload_integrity<storage_protocol::hardware>();
+  else
+    preload_integrity<storage_protocol::emulator>();
+  {
+    bam::emu::gpu::emulated_drives drives(cfg);
+    drives.start();
+    cudaStream_t s;
+    CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    for (std::uint32_t phase : {1u, 2u}) {
+      if (hardware)
+        integrity_phase<storage_protocol::hardware>(drives, buffers, c, bits, phase, threads, s);
+      else
+        integrity_phase<storage_protocol::emulator>(drives, buffers, c, bits, phase, threads, s);
+    }
+    drives.stop();
+    CUDA_OK(cudaStreamDestroy(s));
+    EXPECT_EQ(c->bad_status, 0u);
+    EXPECT_EQ(c->timeouts, 0u);
+    EXPECT_EQ(c->bad_data, 0u);
+    EXPECT_EQ(c->ios, 7ull * threads);
+    EXPECT_EQ(drives.stats()[0].completed, 7ull * threads);
+    EXPECT_EQ(drives.stats()[0].errors, 0u);
+    if (on)
+      EXPECT_GT(drives.handovers(), 0u);
+    else
+      EXPECT_EQ(drives.handovers(), 0u);
+    std::printf("handover %s, %s: %llu handovers\n", on ? "on" : "off", bam::to_string(protocol),
+                static_cast<unsigned long long>(drives.handovers()));
+    std::uint64_t wrong = 0;
+    for (std::uint64_t t = 0; t < threads; ++t) {
+      for (std::uint32_t k = 0; k < 2; ++k) {
+        const std::uint64_t g = scatter(2 * t + k, bits);
+        const auto* blk = reinterpret_cast<const uint4*>(drives.host_media(0) + g * 512);
+        const uint4 e = stamp(g, k == 0 ? 2 : 1, 5);
+        if (blk[5].x != e.x || blk[5].y != e.y || blk[5].z != e.z || blk[5].w != e.w) ++wrong;
+      }
+    }
+    EXPECT_EQ(wrong, 0u);
+  }
+  CUDA_OK(cudaFree(buffers));
+  CUDA_OK(cudaFree(c));
+}
+
+INSTANTIATE_TEST_SUITE_P(Drives, Handover,
+                         ::testing::Combine(::testing::Bool(),
+                                            ::testing::Values(storage_protocol::hardware,
+                                                              storage_protocol::emulator)),
+                         [](const auto& info) {
+                           return std::string(std::get<0>(info.param) ? "on" : "off") + "_" +
+                                  bam::to_string(std::get<1>(info.param));
+                         });
+
 // ---- fault injection and timeouts ----------------------------------------------------------
 
 struct fault_counts {
@@ -298,9 +383,11 @@ TEST(GpuDrives, OrderingQueuesWithoutATimeoutAreRefused) {
 }
 
 /// One `ideal` drive of 2^16 LBAs with `faults` (delays of 200 ms: ten times the fault tests'
-/// 20 ms timeout), 16 queues of 256 entries, an engine of 2 blocks x 4 warps.
+/// 20 ms timeout), 16 queues of 256 entries, an engine of 2 blocks x 4 warps, queue handover
+/// `handover` (the fault and recovery tests run with it on and off: a queue that changes hands
+/// keeps its held commands and abort ring).
 bam::emu::gpu::drives_config faulty_drive(double error, double drop, double delay,
-                                          std::uint64_t seed) {
+                                          std::uint64_t seed, bool handover) {
   bam::emu::gpu::drives_config cfg;
   bam::emu::gpu::drive_config dc;
   dc.lbas = 1 << 16;
@@ -315,12 +402,22 @@ bam::emu::gpu::drives_config faulty_drive(double error, double drop, double dela
   cfg.queue_entries = 256;
   cfg.engine_blocks = 2;
   cfg.engine_warps_per_block = 4;
+  cfg.engine_handover = handover;
   return cfg;
 }
 
-TEST(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
+/// The fault and recovery tests, with queue handover off and on.
+class GpuFaults : public ::testing::TestWithParam<bool> {};
+class GpuRecovery : public ::testing::TestWithParam<bool> {};
+std::string handover_name(const ::testing::TestParamInfo<bool>& info) {
+  return info.param ? "handover_on" : "handover_off";
+}
+INSTANTIATE_TEST_SUITE_P(Drives, GpuFaults, ::testing::Bool(), handover_name);
+INSTANTIATE_TEST_SUITE_P(Drives, GpuRecovery, ::testing::Bool(), handover_name);
+
+TEST_P(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  const bam::emu::gpu::drives_config cfg = faulty_drive(0.01, 0.002, 0.003, 99);
+  const bam::emu::gpu::drives_config cfg = faulty_drive(0.01, 0.002, 0.003, 99, GetParam());
   constexpr std::uint32_t threads = 8192, reads = 8;
   constexpr std::uint64_t timeout_ns = 20'000'000;
   uint4* buffers = nullptr;
@@ -430,8 +527,9 @@ void read_leftovers(const drives_ref& v, queue_leftovers& out) {
 /// known (docs/gpu-engine.md, "Round-robin claims").
 constexpr std::uint64_t recovery_delay_ns = 1'000'000'000;
 
-bam::emu::gpu::drives_config recovery_drives(double drop, double delay, std::uint64_t timeout_ns) {
-  bam::emu::gpu::drives_config cfg = faulty_drive(0.0, drop, delay, 7);
+bam::emu::gpu::drives_config recovery_drives(double drop, double delay, std::uint64_t timeout_ns,
+                                             bool handover) {
+  bam::emu::gpu::drives_config cfg = faulty_drive(0.0, drop, delay, 7, handover);
   cfg.drives[0].faults.delay_ns = recovery_delay_ns;
   cfg.recovery = true;
   cfg.recovery_opts.timeout_ns = timeout_ns;
@@ -448,8 +546,8 @@ struct recovery_rig {
   fault_counts* fc = nullptr;  ///< [2]: one per run
   cudaStream_t s = nullptr;
 
-  recovery_rig(double drop, double delay)
-      : cfg(recovery_drives(drop, delay, timeout_ns)), drives(cfg) {}
+  recovery_rig(double drop, double delay, bool handover)
+      : cfg(recovery_drives(drop, delay, timeout_ns, handover)), drives(cfg) {}
   /// Allocates, fills the media and starts the drives (CUDA_OK: not in the constructor).
   void start() {
     CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
@@ -480,9 +578,9 @@ struct recovery_rig {
 // drive loses or holds past the timeout is aborted by the host watchdog through the admin queue,
 // completes with Command Abort Requested, and its ID comes back; no queue fails and the second
 // kernel runs on queues as good as new. Without recovery (GpuFaults above) the lost IDs stay held.
-TEST(GpuRecovery, LostAndLateCommandsAreAbortedAndTheirIdsComeBack) {
+TEST_P(GpuRecovery, LostAndLateCommandsAreAbortedAndTheirIdsComeBack) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  recovery_rig r(0.002, 0.003);
+  recovery_rig r(0.002, 0.003, GetParam());
   r.start();
   if (HasFatalFailure()) return;
   constexpr std::uint32_t reads = 8;
@@ -539,9 +637,9 @@ TEST(GpuRecovery, LostAndLateCommandsAreAbortedAndTheirIdsComeBack) {
 // So many lost commands that Aborts cannot keep up: the watchdog (or the queue itself, past half
 // of its IDs) fails the queues; every wait ends in bounded time with an error, the episodes are
 // counted and, the queues being GPU threads', reported as left failed when the drives stop.
-TEST(GpuRecovery, QueuesWithTooManyLostCommandsAreFailedAndEveryWaitEnds) {
+TEST_P(GpuRecovery, QueuesWithTooManyLostCommandsAreFailedAndEveryWaitEnds) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
-  recovery_rig r(0.9, 0.0);
+  recovery_rig r(0.9, 0.0, GetParam());
   r.start();
   if (HasFatalFailure()) return;
   constexpr std::uint32_t reads = 4;

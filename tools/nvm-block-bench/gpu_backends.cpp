@@ -286,6 +286,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
       commands != 0 ? double(sq + cq) / double(commands) : 0.0;
   out.tool_stats["thread_mapping"] = mapping_doc(c.gpu.queue_mapping);
   out.tool_stats["engine_warps"] = drives.engine_warps();
+  out.tool_stats["engine_handovers"] = drives.handovers();
   out.tool_stats["gpu_timer_rate"] = drives.timer_rate();
   return out;
 }

@@ -692,6 +692,10 @@ std::vector<field> fields_of(run_config& c) {
   f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0,
                          emu::gpu::max_engine_warps_per_block,
                          "emulated backends: warps per engine block (0: automatic, 16)"));
+  f.push_back(bool_field("gpu.engine_handover", g.engine_handover,
+                         "emulated backends: an engine warp whose turns stay full hands queues "
+                         "over to warps with time to spare (docs/gpu-engine.md, \"Queue "
+                         "handover\"); false: each queue stays with one engine lane"));
   add_taxi_fields(f, c.taxi);  // taxi (issue 16)
   // graph: the graph applications bfs and cc (issue 15).
   graph_config& gr = c.graph;

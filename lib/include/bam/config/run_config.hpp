@@ -165,6 +165,8 @@ struct gpu_config {
   gpu_queue_mapping queue_mapping = gpu_queue_mapping::warp;
   std::uint32_t engine_blocks = 0;           ///< persistent engine blocks; 0: automatic
   std::uint32_t engine_warps_per_block = 0;  ///< warps per engine block; 0: automatic (16)
+  /// Busy engine warps hand queues over to idle ones (emu::gpu::drives_config::engine_handover)
+  bool engine_handover = true;
   bool operator==(const gpu_config&) const = default;
 };
 

@@ -43,6 +43,7 @@ drives_config drives_config_of(const run_config& c) {
   const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
   const std::uint64_t least = (queues + per_block - 1) / per_block;
   dc.engine_warps_per_block = warps;
+  dc.engine_handover = c.gpu.engine_handover;
   dc.engine_blocks = static_cast<std::uint32_t>(
       c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : std::max<std::uint64_t>(16, least));
   if (dc.engine_blocks < least) {

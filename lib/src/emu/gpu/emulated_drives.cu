@@ -1,5 +1,6 @@
 // Host owner of GPU-emulated drives: queue memory, media, engine start and stop.
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -92,8 +93,14 @@ struct emulated_drives::impl {
   ordering_block_layout ordering_layout{1};
   hardware_drives_ref hardware{};
   std::vector<detail::engine_queue> queue_table;  // host copy of `queues`
-  std::uint32_t* control = nullptr;               // [0] stop, [32] started (device)
-  std::uint32_t* stop_value = nullptr;            // pinned host word
+  // [0] stop, [32] started, [40..41] timer probe, [48] pool head, [49] pool tail,
+  // [52..53] handovers (device)
+  std::uint32_t* control = nullptr;
+  detail::engine_queue_record* records = nullptr;  // handover: [n_queues] (device)
+  unsigned long long* pool = nullptr;              // handover: [pool_slots] (device)
+  std::uint32_t pool_slots = 0;
+  std::uint64_t handovers = 0;          // read at stop()
+  std::uint32_t* stop_value = nullptr;  // pinned host word
   cudaStream_t engine_stream = nullptr, control_stream = nullptr;
   std::uint32_t n_queues = 0, warps = 0;
   std::vector<detail::engine_drive> drive_table;  // host copy, service times in model units
@@ -128,6 +135,8 @@ struct emulated_drives::impl {
     cudaFree(pointers);
     cudaFree(ordering);
     cudaFree(control);
+    cudaFree(records);
+    cudaFree(pool);
     if (stop_value != nullptr) cudaFreeHost(stop_value);
     if (engine_stream != nullptr) cudaStreamDestroy(engine_stream);
     if (control_stream != nullptr) cudaStreamDestroy(control_stream);
@@ -190,6 +199,13 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     check(cudaMalloc(&m.drives, n_drives * sizeof(detail::engine_drive)), "cudaMalloc drives");
     check(cudaMalloc(&m.stats, m.n_queues * sizeof(detail::engine_queue_stats)),
           "cudaMalloc stats");
+    if (cfg.engine_handover) {
+      m.pool_slots = std::bit_ceil(m.n_queues);
+      check(cudaMalloc(&m.records, m.n_queues * sizeof(detail::engine_queue_record)),
+            "cudaMalloc handover records");
+      check(cudaMalloc(&m.pool, m.pool_slots * sizeof(unsigned long long)),
+            "cudaMalloc handover pool");
+    }
     const std::uint32_t n_app = n_drives * cfg.queues_per_drive;
     check(cudaMalloc(&m.pointers, n_app * sizeof(queue_pointers)), "cudaMalloc pointers");
 
@@ -341,6 +357,10 @@ std::uint32_t emulated_drives::engine_warps() const {
   return impl_->warps;
 }
 
+std::uint64_t emulated_drives::handovers() const {
+  return impl_->handovers;
+}
+
 double emulated_drives::timer_rate() const {
   return impl_->timer_rate;
 }
@@ -396,6 +416,9 @@ void emulated_drives::start() {
         "clear stats");
   if (m.ordering != nullptr)
     check(cudaMemsetAsync(m.ordering, 0, m.ordering_layout.pointers, s), "clear ordering");
+  if (m.pool != nullptr)
+    check(cudaMemsetAsync(m.pool, 0, m.pool_slots * sizeof(unsigned long long), s),
+          "clear handover pool");
   const auto n_drives = static_cast<std::uint32_t>(m.cfg.drives.size());
   if (m.recovery) {
     const std::uint32_t n_app = n_drives * m.cfg.queues_per_drive;
@@ -473,13 +496,23 @@ void emulated_drives::start() {
                           m.recovery ? m.admin : nullptr,
                           n_drives,
                           m.cfg.queues_per_drive,
-                          detail::abort_tables{}};
+                          detail::abort_tables{},
+                          detail::engine_handover{}};
   if (m.recovery) {
     p.aborts.words = m.abort_words;
     p.aborts.queue_words = static_cast<std::uint32_t>(m.abort_queue_words);
     p.aborts.app_queues = n_drives * m.cfg.queues_per_drive;
     p.aborts.cid_count = cid_count_for(m.cfg.queue_entries);
     p.aborts.boxes = m.abort_boxes;
+  }
+  if (m.records != nullptr) {
+    p.handover.records = m.records;
+    p.handover.pool = m.pool;
+    p.handover.pool_slots = m.pool_slots;
+    p.handover.pool_head = m.control + 48;
+    p.handover.pool_tail = m.control + 49;
+    p.handover.given = reinterpret_cast<unsigned long long*>(m.control + 52);
+    p.handover.keep = std::max(1u, m.n_queues / m.warps / 2);
   }
   check(
       detail::launch_engine(p, m.cfg.engine_blocks, m.cfg.engine_warps_per_block, m.engine_stream),
@@ -524,6 +557,9 @@ void emulated_drives::stop() {
   check(cudaStreamSynchronize(m.engine_stream), "engine");
   std::vector<detail::engine_queue_stats> qs(m.n_queues);
   check(cudaMemcpy(qs.data(), m.stats, qs.size() * sizeof qs[0], cudaMemcpyDeviceToHost), "stats");
+  unsigned long long given = 0;
+  check(cudaMemcpy(&given, m.control + 52, sizeof given, cudaMemcpyDeviceToHost), "handovers");
+  m.handovers = given;
   for (drive_stats& d : stats_)
     d = drive_stats{};
   for (std::uint32_t g = 0; g < m.n_queues; ++g) {

@@ -17,7 +17,9 @@
 //   4. post_due       posts every parked completion that is due (CQ has room): DW0-2, then DW3.
 // Every 256 turns a warp also reads the stop flag and completes the commands an Abort took back
 // (serve_aborts); warp 0 serves the drives' admin queues (serve_admin: Abort), when the drives
-// were built with recovery.
+// were built with recovery. With queue handover on (engine_handover: note_turn, hand_over), a warp
+// whose turns stay full gives a queue away through a pool that warps with time to spare take
+// from, so the serving order above is where each queue starts, not where it stays.
 // Ordering and throttling come from the due times; no thread sleeps for a command. The steps are
 // __forceinline__: the kernel is one function after inlining, as when it was written as one
 // (registers, stack and instruction count are compared in the commit that split it).
@@ -156,7 +158,10 @@ struct warp_state {
   int lane;
   std::uint64_t* due;   ///< [pending_per_warp] due time of each parked completion; empty_slot: free
   std::uint32_t* info;  ///< [pending_per_warp] CID, status and owner lane of each (pack_info)
-  std::uint32_t* add;   ///< [32] completions posted per owner lane in one round of post_due
+  /// [32] completions posted per owner lane in one round of post_due; then the warp's queue
+  /// handover state (hand_over): [handover_full] full turns in a row, [handover_releasing] the lane
+  /// whose queue is being given away + 1 (0: none), [handover_last] the last turn's entries
+  std::uint32_t* add;
   /// [pending_per_warp / 32] bit s % 32 of word s / 32: slot s holds a completion whose command
   /// is also in its queue's held table (a delayed command, recovery on), with token tokens[s]
   std::uint32_t* held_rows;
@@ -170,10 +175,16 @@ struct warp_state {
   std::uint64_t cq_tail;       ///< virtual
   std::uint32_t cq_head_slot;  ///< from the CQ head doorbell
   engine_queue_stats st;
-  std::uint32_t parked;   ///< pending slots in use (warp-uniform)
-  std::uint32_t serving;  ///< lanes 0 .. serving-1 have a queue (warp-uniform)
-  std::uint32_t lead;     ///< the lane whose queue is taken from first next turn (warp-uniform)
+  std::uint32_t parked;  ///< pending slots in use (warp-uniform)
+  /// Lanes 0 .. serving-1 may have a queue, the others have none (warp-uniform); after a
+  /// handover a lane below it may have none (it takes nothing).
+  std::uint32_t serving;
+  std::uint32_t lead;  ///< the lane whose queue is taken from first next turn (warp-uniform)
 };
+
+/// Places of the handover state in warp_state::add (shared memory, not registers: the hot loop
+/// is at its register cap, and these are read once a turn).
+constexpr std::uint32_t handover_full = 32, handover_releasing = 33, handover_last = 34;
 
 /// The entries a turn takes: `take` from this lane's own queue, the first of them at index `excl`
 /// of the batch; `total` over the warp (warp-uniform).
@@ -236,8 +247,9 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
 
   // The block's shared memory: every warp's due times, then its 32-bit arrays (info, add,
   // held_rows, tokens: each array for all warps in turn), then its staging slots.
+  constexpr std::uint32_t add_words = 32 + engine_handover_words;
   constexpr std::uint32_t words_per_warp =
-      pending_per_warp + 32 + pending_per_warp / 32 + pending_per_warp;
+      pending_per_warp + add_words + pending_per_warp / 32 + pending_per_warp;
   static_assert(pending_per_warp * sizeof(std::uint64_t) + words_per_warp * sizeof(std::uint32_t) ==
                     engine_table_bytes_per_warp,
                 "engine_table_bytes_per_warp must be this layout's size");
@@ -245,16 +257,17 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
       reinterpret_cast<std::uint32_t*>(shared + warps_per_block * pending_per_warp);
   w.due = shared + warp_in_block * pending_per_warp;
   w.info = words + warp_in_block * pending_per_warp;
-  w.add = words + warps_per_block * pending_per_warp + warp_in_block * 32;
-  w.held_rows =
-      words + warps_per_block * (pending_per_warp + 32) + warp_in_block * (pending_per_warp / 32);
-  w.tokens = words + warps_per_block * (pending_per_warp + 32 + pending_per_warp / 32) +
+  w.add = words + warps_per_block * pending_per_warp + warp_in_block * add_words;
+  w.held_rows = words + warps_per_block * (pending_per_warp + add_words) +
+                warp_in_block * (pending_per_warp / 32);
+  w.tokens = words + warps_per_block * (pending_per_warp + add_words + pending_per_warp / 32) +
              warp_in_block * pending_per_warp;
   w.stage = reinterpret_cast<uint4*>(words + warps_per_block * words_per_warp) +
             warp_in_block * (32 * engine_copy_depth);
   for (std::uint32_t i = w.lane; i < pending_per_warp; i += 32)
     w.due[i] = empty_slot;
   w.add[w.lane] = 0;
+  if (static_cast<std::uint32_t>(w.lane) < engine_handover_words) w.add[32 + w.lane] = 0;
   if (static_cast<std::uint32_t>(w.lane) < pending_per_warp / 32) w.held_rows[w.lane] = 0;
 
   // Place warp + lane * total_warps of the serving order (bam/emu/gpu/serving_order.hpp).
@@ -271,6 +284,7 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   w.parked = 0;
   w.serving = static_cast<std::uint32_t>(__popc(__ballot_sync(full, w.have)));
   w.lead = 0;
+  if (!w.have) w.q = ~0u;  // no queue: no held table, no abort ring
 
   __syncwarp();
   if (w.lane == 0) atomicAdd(p.started, 1u);
@@ -309,7 +323,9 @@ __device__ __forceinline__ claim claim_entries(const engine_params& p, warp_stat
   const std::uint32_t avail = new_entries(p, w);
   const std::uint32_t room = pending_per_warp - w.parked;
   const std::uint32_t cap = room < 32 ? room : 32;
-  std::uint32_t take = avail < 32 ? avail : 32;
+  // A queue being handed over takes nothing more.
+  const bool releasing = static_cast<std::uint32_t>(w.lane) + 1 == w.add[handover_releasing];
+  std::uint32_t take = releasing ? 0 : (avail < 32 ? avail : 32);
   // Lanes 0 .. n-1 serve queues; this turn's order starts at lane `lead`: position i is lane
   // (lead + i) mod n (lanes without a queue keep their place and take nothing). Lane x reads the
   // take of position x, and its own prefix at its position.
@@ -828,6 +844,177 @@ __device__ __noinline__ void serve_admin_queue(engine_admin* admin, abort_tables
   A.cq_tail = ct;
 }
 
+/// Queue handover: puts queue `q` (its owner lane's state `r` and counters `st`) in the pool.
+/// One lane. Out of line, by value: the handover stays out of the hot loop's registers.
+__device__ __noinline__ void put_in_pool(engine_handover h, engine_queue_stats* stats,
+                                         std::uint32_t q, engine_queue_record r,
+                                         engine_queue_stats st) {
+  r.released_ns = bam::now_ns();
+  h.records[q] = r;
+  stats[q] = st;
+  using ref32 = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>;
+  using ref64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+  const std::uint32_t at = ref32(*h.pool_tail).fetch_add(1, cuda::memory_order_relaxed);
+  ref64 slot(h.pool[at & (h.pool_slots - 1)]);
+  // The slot's previous entry (at - pool_slots) was taken, but its taker may not have cleared
+  // it yet: at most n_queues <= pool_slots queues are ever in the pool.
+  while (slot.load(cuda::memory_order_relaxed) != 0)
+    __nanosleep(32);
+  // Release: the record and counters above before the entry that names them.
+  slot.store((static_cast<unsigned long long>(at) << 32) | (q + 1), cuda::memory_order_release);
+  ref64(*h.given).fetch_add(1, cuda::memory_order_relaxed);
+}
+
+/// Queue handover: the oldest queue in the pool if it has waited at least `min_age_ns`, taken
+/// out; ~0u: none. One lane.
+__device__ __noinline__ std::uint32_t take_from_pool(engine_handover h, std::uint32_t min_age_ns) {
+  using ref32 = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>;
+  using ref64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+  ref32 head(*h.pool_head);
+  const std::uint32_t at = head.load(cuda::memory_order_relaxed);
+  if (at == ref32(*h.pool_tail).load(cuda::memory_order_relaxed)) return ~0u;
+  ref64 slot(h.pool[at & (h.pool_slots - 1)]);
+  // Acquire: the record the entry names (put_in_pool). An entry of another index is an earlier
+  // lap's not yet cleared, or the put of `at` is not done: nothing to take yet.
+  const unsigned long long v = slot.load(cuda::memory_order_acquire);
+  if (v == 0 || static_cast<std::uint32_t>(v >> 32) != at) return ~0u;
+  const auto q = static_cast<std::uint32_t>(v) - 1;
+  if (min_age_ns != 0 && bam::now_ns() - h.records[q].released_ns < min_age_ns) return ~0u;
+  std::uint32_t expected = at;
+  if (!head.compare_exchange_strong(expected, at + 1, cuda::memory_order_relaxed)) return ~0u;
+  slot.store(0, cuda::memory_order_relaxed);
+  return q;
+}
+
+/// What a lane takes over with a queue from the pool.
+struct taken_queue {
+  std::uint32_t q;  ///< ~0u: none
+  engine_queue Q;
+  engine_queue_record r;
+  engine_queue_stats st;
+};
+
+/// Queue handover: take_from_pool, with the queue's descriptor, state and counters. One lane. Out
+/// of line: what it loads stays out of the hot loop's registers.
+__device__ __noinline__ taken_queue take_queue(const engine_handover h, const engine_queue* queues,
+                                               const engine_queue_stats* stats,
+                                               std::uint32_t min_age_ns) {
+  taken_queue t{};
+  t.q = take_from_pool(h, min_age_ns);
+  if (t.q != ~0u) {
+    t.Q = queues[t.q];
+    t.r = h.records[t.q];
+    t.st = stats[t.q];
+  }
+  return t;
+}
+
+/// Queue handover, after each claim (handover on): counts the warp's full turns; after
+/// handover_full_turns of them, unless the pool holds handover_pool_limit queues, picks the queue
+/// it takes most from this turn (never an ordering queue, never below engine_handover::keep
+/// queues) to give away.
+__device__ __forceinline__ void note_turn(const engine_params& p, const warp_state& w,
+                                          const claim& k) {
+  const int lane = w.lane;
+  const engine_handover& h = p.handover;
+  std::uint32_t run = k.total >= handover_full_batch ? w.add[handover_full] + 1 : 0;
+  std::uint32_t give = 0;  // lane + 1
+  if (run >= handover_full_turns) {
+    run = 0;
+    if (w.add[handover_releasing] == 0) {
+      const std::uint32_t haves = __ballot_sync(full, w.have);
+      const std::uint32_t key = w.have && !w.Q.ordering ? k.take + 1 : 0;
+      const std::uint32_t most = __reduce_max_sync(full, key);
+      std::uint32_t in_pool = 0;
+      if (lane == 0)
+        in_pool = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*h.pool_tail)
+                      .load(cuda::memory_order_relaxed) -
+                  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*h.pool_head)
+                      .load(cuda::memory_order_relaxed);
+      in_pool = shfl(in_pool, 0);
+      if (static_cast<std::uint32_t>(__popc(haves)) > h.keep && most > 0 &&
+          in_pool < handover_pool_limit)
+        give = static_cast<std::uint32_t>(__ffs(__ballot_sync(full, key == most)));
+    }
+  }
+  __syncwarp();
+  if (lane == 0) {
+    w.add[handover_full] = run;
+    w.add[handover_last] = k.total;
+    if (give != 0) w.add[handover_releasing] = give;
+  }
+  __syncwarp();
+}
+
+/// Queue handover, at the end of each turn (handover on): the queue being given away goes to the
+/// pool once the warp has posted every completion it parked for it (it keeps the queue if one is
+/// due handover_drain_ns or more later); else, every handover_poll_turns turns, a warp with a free
+/// lane takes a queue from the pool: any queue if its last turn took fewer than
+/// handover_light_batch entries, one that waited handover_force_ns if it was not full, one that
+/// waited handover_force_any_ns else.
+__device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
+                                          std::uint32_t turn) {
+  const int lane = w.lane;
+  const engine_handover& h = p.handover;
+  if (const std::uint32_t giving = w.add[handover_releasing]; giving != 0) {
+    const int r = static_cast<int>(giving) - 1;
+    const std::uint64_t late = bam::now_ns() + handover_drain_ns;
+    bool parked_for_it = false, due_late = false;
+    for (std::uint32_t k = 0; k < pending_per_warp / 32; ++k) {
+      const std::uint32_t s = k * 32 + static_cast<std::uint32_t>(lane);
+      const std::uint64_t d = w.due[s];
+      const bool its = d != empty_slot && static_cast<int>(w.info[s] >> 27) == r;
+      parked_for_it = parked_for_it || its;
+      due_late = due_late || (its && d > late);
+    }
+    if (__any_sync(full, due_late)) {  // keeps it
+      __syncwarp();
+      if (lane == 0) w.add[handover_releasing] = 0;
+      __syncwarp();
+      return;
+    }
+    if (__any_sync(full, parked_for_it)) return;
+    if (lane == r) {
+      put_in_pool(h, p.stats, w.q,
+                  engine_queue_record{w.sq_fetched, w.cq_tail, w.sq_head, w.cq_head_slot, 0}, w.st);
+      w.have = false;
+      w.q = ~0u;
+    }
+    const std::uint32_t haves = __ballot_sync(full, w.have);
+    w.serving = 32 - static_cast<std::uint32_t>(__clz(haves));
+    if (w.lead >= w.serving) w.lead = 0;
+    __syncwarp();
+    if (lane == 0) w.add[handover_releasing] = 0;
+    __syncwarp();
+    return;
+  }
+  if (turn % handover_poll_turns != 0) return;
+  const std::uint32_t haves = __ballot_sync(full, w.have);
+  if (haves == full) return;
+  const int f = __ffs(~haves) - 1;
+  bool took = false;
+  if (lane == f) {
+    const std::uint32_t last = w.add[handover_last];
+    const taken_queue t = take_queue(h, p.queues, p.stats,
+                                     last < handover_light_batch  ? 0
+                                     : last < handover_full_batch ? handover_force_ns
+                                                                  : handover_force_any_ns);
+    if (t.q != ~0u) {
+      took = true;
+      w.q = t.q;
+      w.have = true;
+      w.Q = t.Q;
+      w.sq_head = t.r.sq_head;
+      w.sq_fetched = t.r.sq_fetched;
+      w.cq_tail = t.r.cq_tail;
+      w.cq_head_slot = t.r.cq_head_slot;
+      w.st = t.st;
+    }
+  }
+  if (!__any_sync(full, took)) return;
+  w.serving = 32 - static_cast<std::uint32_t>(__clz(haves | (1u << f)));
+}
+
 // The launch bound caps registers so that a block of the largest allowed size always fits on an
 // SM (the shared command processor pushed the unbounded kernel to 164 registers, which made
 // 16-warp blocks fail to launch). Its shared memory (engine_shared_bytes_per_warp a warp: 98 KiB
@@ -849,7 +1036,9 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
         w.parked = serve_aborts(w.lane, p.aborts.ring(w.q), w.due, w.info, w.parked);
     }
     bool idle = true;
-    if (const claim k = claim_entries(p, w); k.total > 0) {
+    const claim k = claim_entries(p, w);
+    if (p.handover.records != nullptr) note_turn(p, w, k);
+    if (k.total > 0) {
       idle = false;
       batch b;
       fetch_batch(p, w, k, b);
@@ -858,6 +1047,7 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
       park_completions(w, b);
     }
     if (w.parked > 0 && post_due(w, p.aborts)) idle = false;
+    if (p.handover.records != nullptr) hand_over(p, w, turn);
     if (idle) __nanosleep(64);
   }
   if (w.have) p.stats[w.q] = w.st;

@@ -94,6 +94,53 @@ struct abort_tables {
   }
 };
 
+/// A queue's controller state while no engine lane holds it (queue handover).
+struct engine_queue_record {
+  std::uint64_t sq_fetched;    ///< virtual: fault-injection key
+  std::uint64_t cq_tail;       ///< virtual
+  std::uint32_t sq_head;       ///< slot
+  std::uint32_t cq_head_slot;  ///< the owner's last read of the CQ head doorbell
+  std::uint64_t released_ns;   ///< %globaltimer when it was put in the pool
+};
+
+/// Queue handover (docs/gpu-engine.md, "Queue handover"): a warp whose turns stay full gives
+/// one of its queues away, and a warp with time to spare, or any warp with a free lane once the
+/// queue has waited handover_force_ns, takes it. A queue keeps one owner lane at a time: the
+/// owner stops fetching from it, posts what it parked for it, writes its state to `records` and
+/// its counters to engine_params::stats, and puts it in the pool; the taker reads them back.
+struct engine_handover {
+  engine_queue_record* records = nullptr;  ///< [n_queues]; null: handover off
+  /// Ring of released queues, pool_slots (a power of two >= n_queues) entries: 0 empty, else
+  /// (the put's index, low 32 bits) << 32 | (queue + 1).
+  unsigned long long* pool = nullptr;
+  std::uint32_t pool_slots = 0;
+  std::uint32_t* pool_head = nullptr;   ///< entries taken
+  std::uint32_t* pool_tail = nullptr;   ///< entries put
+  unsigned long long* given = nullptr;  ///< queues handed over so far
+  /// A warp keeps at least this many queues (half its share of the queues, at least 1): a warp
+  /// on a slow SM sheds part of its load, and no queue travels for ever.
+  std::uint32_t keep = 1;
+};
+
+/// A turn that takes at least this many entries is full ...
+inline constexpr std::uint32_t handover_full_batch = 24;
+/// ... and a warp gives a queue away after this many full turns in a row (then counts again).
+inline constexpr std::uint32_t handover_full_turns = 16;
+/// A warp takes a queue from the pool when its last turn took fewer entries than this (checked
+/// every handover_poll_turns turns) ...
+inline constexpr std::uint32_t handover_light_batch = 8;
+inline constexpr std::uint32_t handover_poll_turns = 8;
+/// ... or, when its last turn was not full, once the queue has waited in the pool this long ...
+inline constexpr std::uint32_t handover_force_ns = 200'000;
+/// ... or, whatever its load, once it has waited this long (a queue is never left without an
+/// owner: the warp that gave it away takes it back if no other does).
+inline constexpr std::uint32_t handover_force_any_ns = 2'000'000;
+/// A warp keeps a queue it was giving away when one of the completions it parked for it is due
+/// this much later (a delay fault's): the queue would wait as long without an owner.
+inline constexpr std::uint64_t handover_drain_ns = 1'000'000;
+/// A warp gives nothing away while the pool holds this many queues.
+inline constexpr std::uint32_t handover_pool_limit = 8;
+
 struct engine_params {
   const engine_queue* queues;
   std::uint32_t n_queues;
@@ -108,6 +155,7 @@ struct engine_params {
   std::uint32_t n_drives;
   std::uint32_t queues_per_drive;  ///< application queues per drive (SQID i + 1: queue i)
   abort_tables aborts;             ///< recovery on: the held tables and abort rings; else empty
+  engine_handover handover;        ///< handover on: its records and pool; else empty
 };
 
 /// Pending completions per engine warp (shared memory).
@@ -118,11 +166,14 @@ inline constexpr std::uint32_t engine_max_warps_per_block = max_engine_warps_per
 /// 16-byte loads each lane of an engine warp keeps in flight while it moves data: they land in
 /// the warp's staging area in shared memory (asynchronous copies), not in registers.
 inline constexpr std::uint32_t engine_copy_depth = 8;
-/// The pending table's bytes per warp (due times, infos, per-lane counts, held rows, tokens).
+/// Words of the warp's queue-handover state, after its per-lane counts (engine.cu, warp_state).
+inline constexpr std::uint32_t engine_handover_words = 4;
+/// The pending table's bytes per warp (due times, infos, per-lane counts and handover state, held
+/// rows, tokens).
 inline constexpr std::size_t engine_table_bytes_per_warp =
     pending_per_warp * (sizeof(std::uint64_t) + sizeof(std::uint32_t)) +
-    32 * sizeof(std::uint32_t) + pending_per_warp / 32 * sizeof(std::uint32_t) +
-    pending_per_warp * sizeof(std::uint32_t);
+    (32 + engine_handover_words) * sizeof(std::uint32_t) +
+    pending_per_warp / 32 * sizeof(std::uint32_t) + pending_per_warp * sizeof(std::uint32_t);
 /// The data-movement staging area per warp: engine_copy_depth 16-byte slots per lane.
 inline constexpr std::size_t engine_stage_bytes_per_warp = std::size_t{32} * engine_copy_depth * 16;
 static_assert(engine_table_bytes_per_warp % 16 == 0, "the staging area must be 16-byte aligned");

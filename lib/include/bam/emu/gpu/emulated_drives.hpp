@@ -62,6 +62,10 @@ struct drives_config {
   std::uint32_t queue_entries = 1024;  ///< SQ and CQ entries
   std::uint32_t engine_blocks = 8;     ///< persistent blocks (at most one per SM is intended)
   std::uint32_t engine_warps_per_block = 16;
+  /// Queue handover (docs/gpu-engine.md, "Queue handover"): an engine warp whose turns stay
+  /// full gives queues away to warps with time to spare, so that no queue waits on one busy SM
+  /// for the whole run. Off: each queue stays with the lane the serving order gives it.
+  bool engine_handover = true;
   /// One more queue pair per drive (ordering_queue_entries entries, served by the engine like
   /// the others) for the §4.4 ordering reads of hardware_ref(); drives_config_of sets it for
   /// storage.protocol hardware.
@@ -177,6 +181,9 @@ class emulated_drives {
   /// Writes file-backed media back to their files (engine stopped).
   void flush_media();
   std::uint32_t engine_warps() const;
+  /// Queues handed from one engine warp to another (drives_config::engine_handover) in the
+  /// last run, read at stop().
+  std::uint64_t handovers() const;
   /// GPU %globaltimer nanoseconds per host nanosecond, measured by the last start(); the
   /// timing models' times are scaled by it so that caps and latencies hold in real time.
   double timer_rate() const;
