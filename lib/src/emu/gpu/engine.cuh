@@ -116,7 +116,7 @@ struct engine_handover {
   std::uint32_t pool_slots = 0;
   std::uint32_t* pool_head = nullptr;   ///< entries taken
   std::uint32_t* pool_tail = nullptr;   ///< entries put
-  unsigned long long* given = nullptr;  ///< queues handed over so far
+  unsigned long long* given = nullptr;  ///< queues put in the pool so far
   /// A warp keeps at least this many queues (half its share of the queues, at least 1): a warp
   /// on a slow SM sheds part of its load, and no queue travels for ever.
   std::uint32_t keep = 1;
@@ -167,7 +167,7 @@ inline constexpr std::uint32_t engine_max_warps_per_block = max_engine_warps_per
 /// the warp's staging area in shared memory (asynchronous copies), not in registers.
 inline constexpr std::uint32_t engine_copy_depth = 8;
 /// Words of the warp's queue-handover state, after its per-lane counts (engine.cu, warp_state).
-inline constexpr std::uint32_t engine_handover_words = 4;
+inline constexpr std::uint32_t engine_handover_words = 4;  // 3 used; 4 keeps 16-byte alignment
 /// The pending table's bytes per warp (due times, infos, per-lane counts and handover state, held
 /// rows, tokens).
 inline constexpr std::size_t engine_table_bytes_per_warp =

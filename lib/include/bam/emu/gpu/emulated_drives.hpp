@@ -181,8 +181,9 @@ class emulated_drives {
   /// Writes file-backed media back to their files (engine stopped).
   void flush_media();
   std::uint32_t engine_warps() const;
-  /// Queues handed from one engine warp to another (drives_config::engine_handover) in the
-  /// last run, read at stop().
+  /// Queues engine warps gave away (drives_config::engine_handover: put in the pool) in the last
+  /// run, read at stop(). Each was taken by a warp with a free lane, which may be the one that gave
+  /// it away; a queue still in the pool at stop() is counted too.
   std::uint64_t handovers() const;
   /// GPU %globaltimer nanoseconds per host nanosecond, measured by the last start(); the
   /// timing models' times are scaled by it so that caps and latencies hold in real time.
