@@ -507,10 +507,7 @@ void emulated_drives::start() {
   }
   if (m.records != nullptr) {
     p.handover.records = m.records;
-    p.handover.pool = m.pool;
-    p.handover.pool_slots = m.pool_slots;
-    p.handover.pool_head = m.control + 48;
-    p.handover.pool_tail = m.control + 49;
+    p.handover.pool = handover_pool_ref{m.pool, m.pool_slots, m.control + 48, m.control + 49};
     p.handover.given = reinterpret_cast<unsigned long long*>(m.control + 52);
     p.handover.keep = std::max(1u, m.n_queues / m.warps / 2);
   }

@@ -849,41 +849,31 @@ __device__ __noinline__ void serve_admin_queue(engine_admin* admin, abort_tables
 __device__ __noinline__ void put_in_pool(engine_handover h, engine_queue_stats* stats,
                                          std::uint32_t q, engine_queue_record r,
                                          engine_queue_stats st) {
-  r.released_ns = bam::now_ns();
-  h.records[q] = r;
+  engine_queue_record& rec = h.records[q];
+  rec.sq_fetched = r.sq_fetched;
+  rec.cq_tail = r.cq_tail;
+  rec.sq_head = r.sq_head;
+  rec.cq_head_slot = r.cq_head_slot;
+  cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(rec.released_ns)
+      .store(bam::now_ns(), cuda::memory_order_relaxed);
   stats[q] = st;
-  using ref32 = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>;
-  using ref64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-  const std::uint32_t at = ref32(*h.pool_tail).fetch_add(1, cuda::memory_order_relaxed);
-  ref64 slot(h.pool[at & (h.pool_slots - 1)]);
-  // The slot's previous entry (at - pool_slots) was taken, but its taker may not have cleared
-  // it yet: at most n_queues <= pool_slots queues are ever in the pool.
-  while (slot.load(cuda::memory_order_relaxed) != 0)
-    __nanosleep(32);
-  // Release: the record and counters above before the entry that names them.
-  slot.store((static_cast<unsigned long long>(at) << 32) | (q + 1), cuda::memory_order_release);
-  ref64(*h.given).fetch_add(1, cuda::memory_order_relaxed);
+  h.pool.put(q);  // release: the record and counters above before the entry that names them
+  cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>(*h.given).fetch_add(
+      1, cuda::memory_order_relaxed);
 }
 
 /// Queue handover: the oldest queue in the pool if it has waited at least `min_age_ns`, taken
 /// out; ~0u: none. One lane.
 __device__ __noinline__ std::uint32_t take_from_pool(engine_handover h, std::uint32_t min_age_ns) {
-  using ref32 = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>;
-  using ref64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
-  ref32 head(*h.pool_head);
-  const std::uint32_t at = head.load(cuda::memory_order_relaxed);
-  if (at == ref32(*h.pool_tail).load(cuda::memory_order_relaxed)) return ~0u;
-  ref64 slot(h.pool[at & (h.pool_slots - 1)]);
-  // Acquire: the record the entry names (put_in_pool). An entry of another index is an earlier
-  // lap's not yet cleared, or the put of `at` is not done: nothing to take yet.
-  const unsigned long long v = slot.load(cuda::memory_order_acquire);
-  if (v == 0 || static_cast<std::uint32_t>(v >> 32) != at) return ~0u;
-  const auto q = static_cast<std::uint32_t>(v) - 1;
-  if (min_age_ns != 0 && bam::now_ns() - h.records[q].released_ns < min_age_ns) return ~0u;
-  std::uint32_t expected = at;
-  if (!head.compare_exchange_strong(expected, at + 1, cuda::memory_order_relaxed)) return ~0u;
-  slot.store(0, cuda::memory_order_relaxed);
-  return q;
+  std::uint32_t at = 0;
+  const std::uint32_t q = h.pool.oldest(&at);  // acquire: the record put_in_pool wrote
+  if (q == ~0u) return ~0u;
+  if (min_age_ns != 0 && bam::now_ns() - cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(
+                                             h.records[q].released_ns)
+                                             .load(cuda::memory_order_relaxed) <
+                             min_age_ns)
+    return ~0u;
+  return h.pool.take(at) ? q : ~0u;
 }
 
 /// What a lane takes over with a queue from the pool.
@@ -925,13 +915,7 @@ __device__ __forceinline__ void note_turn(const engine_params& p, const warp_sta
       const std::uint32_t haves = __ballot_sync(full, w.have);
       const std::uint32_t key = w.have && !w.Q.ordering ? k.take + 1 : 0;
       const std::uint32_t most = __reduce_max_sync(full, key);
-      std::uint32_t in_pool = 0;
-      if (lane == 0)
-        in_pool = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*h.pool_tail)
-                      .load(cuda::memory_order_relaxed) -
-                  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(*h.pool_head)
-                      .load(cuda::memory_order_relaxed);
-      in_pool = shfl(in_pool, 0);
+      const std::uint32_t in_pool = shfl(lane == 0 ? h.pool.size() : 0u, 0);
       if (static_cast<std::uint32_t>(__popc(haves)) > h.keep && most > 0 &&
           in_pool < handover_pool_limit)
         give = static_cast<std::uint32_t>(__ffs(__ballot_sync(full, key == most)));

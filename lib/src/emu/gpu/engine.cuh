@@ -7,6 +7,7 @@
 
 #include "bam/emu/fault_injection.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/emu/gpu/handover_pool.hpp"
 #include "bam/emu/nvm_processor.hpp"
 #include "bam/emu/timing_model.hpp"
 #include "bam/nvme/spec.hpp"
@@ -100,7 +101,9 @@ struct engine_queue_record {
   std::uint64_t cq_tail;       ///< virtual
   std::uint32_t sq_head;       ///< slot
   std::uint32_t cq_head_slot;  ///< the owner's last read of the CQ head doorbell
-  std::uint64_t released_ns;   ///< %globaltimer when it was put in the pool
+  /// %globaltimer when it was put in the pool; written and read atomically (a taker reads it to
+  /// decide before it takes, while an earlier taker may be giving the queue away again)
+  std::uint64_t released_ns;
 };
 
 /// Queue handover (docs/gpu-engine.md, "Queue handover"): a warp whose turns stay full gives
@@ -110,13 +113,8 @@ struct engine_queue_record {
 /// its counters to engine_params::stats, and puts it in the pool; the taker reads them back.
 struct engine_handover {
   engine_queue_record* records = nullptr;  ///< [n_queues]; null: handover off
-  /// Ring of released queues, pool_slots (a power of two >= n_queues) entries: 0 empty, else
-  /// (the put's index, low 32 bits) << 32 | (queue + 1).
-  unsigned long long* pool = nullptr;
-  std::uint32_t pool_slots = 0;
-  std::uint32_t* pool_head = nullptr;   ///< entries taken
-  std::uint32_t* pool_tail = nullptr;   ///< entries put
-  unsigned long long* given = nullptr;  ///< queues put in the pool so far
+  handover_pool_ref pool;                  ///< the queues given away, n_queues slots or more
+  unsigned long long* given = nullptr;     ///< queues put in the pool so far
   /// A warp keeps at least this many queues (half its share of the queues, at least 1): a warp
   /// on a slow SM sheds part of its load, and no queue travels for ever.
   std::uint32_t keep = 1;
