@@ -113,7 +113,10 @@ TEST(QueueTimeout, LostAndLateCompletionsAreReportedAndRecovered) {
         c.opcode = 0x02;
         c.cdw10 = static_cast<std::uint32_t>(t * per_thread + i);
         const bool lose = i % 97 == 13, slow = i % 89 == 7;
-        c.cdw14 = lose ? drop : slow ? 1000u : 0u;  // slow: 1 s, four times the timeout
+        // slow: 3 s, twelve times the timeout. With 1 s, under ThreadSanitizer beside the other
+        // tests on 2 cores, 7 waiters were not run for the 750 ms between their timeout and the
+        // completion, found it posted and took it (seen once, 2026-11-29).
+        c.cdw14 = lose ? drop : slow ? 3000u : 0u;
         dropped += lose ? 1 : 0;
         late += slow ? 1 : 0;
         const bam::nvme::completion e = ref.submit_and_wait(c, timeout_ns);
@@ -134,7 +137,7 @@ TEST(QueueTimeout, LostAndLateCompletionsAreReportedAndRecovered) {
 
   // Let every slow completion arrive, then push ordinary commands through: the CQ-lock holders
   // consume the late entries and free their IDs; only the lost commands keep theirs.
-  std::this_thread::sleep_for(1100ms);
+  std::this_thread::sleep_for(3100ms);
   const std::uint64_t expected_posted =
       static_cast<std::uint64_t>(threads * per_thread - dropped.load());
   while (ctrl.posted() < expected_posted)
