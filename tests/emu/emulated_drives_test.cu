@@ -149,6 +149,26 @@ struct integrity_rig {
   counters* c = nullptr;
   integrity_rig(std::uint32_t bits_, bool hardware_)
       : bits(bits_), threads(1u << (bits_ - 1)), hardware(hardware_) {}
+  /// `n_drives` `ideal` drives sharing the 2^bits LBAs, 1024-entry queues, an engine of
+  /// `blocks` x `warps_per_block`, ordering queues in the hardware protocol (a run's
+  /// queues.timeout_ms as their timeout).
+  bam::emu::gpu::drives_config config(std::uint32_t n_drives, std::uint32_t queues_per_drive,
+                                      std::uint32_t blocks, std::uint32_t warps_per_block) const {
+    bam::emu::gpu::drives_config cfg;
+    for (std::uint32_t d = 0; d < n_drives; ++d) {
+      bam::emu::gpu::drive_config dc;
+      dc.lbas = ((1ull << bits) + n_drives - 1) / n_drives;
+      dc.model = bam::emu::timing_preset("ideal");
+      cfg.drives.push_back(dc);
+    }
+    cfg.queues_per_drive = queues_per_drive;
+    cfg.queue_entries = 1024;
+    cfg.engine_blocks = blocks;
+    cfg.engine_warps_per_block = warps_per_block;
+    cfg.ordering_queues = hardware;
+    cfg.ordering_timeout_ns = 7'000'000'000;  // a run's queues.timeout_ms (command_timeout_ns)
+    return cfg;
+  }
   /// Allocates and loads the kernel (CUDA_OK: not in the constructor).
   void prepare() {
     CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));
@@ -226,21 +246,8 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const auto [n_drives, protocol] = GetParam();
   const bool hardware = protocol == storage_protocol::hardware;
-  constexpr std::uint32_t bits = 21;  // 2M LBAs of 512 B: 1 GiB of pinned media in all
-  bam::emu::gpu::drives_config cfg;
-  for (std::uint32_t d = 0; d < n_drives; ++d) {
-    bam::emu::gpu::drive_config dc;
-    dc.lbas = ((1ull << bits) + n_drives - 1) / n_drives;
-    dc.model = bam::emu::timing_preset("ideal");
-    cfg.drives.push_back(dc);
-  }
-  cfg.queues_per_drive = 128;
-  cfg.queue_entries = 1024;
-  cfg.engine_blocks = 16;
-  cfg.engine_warps_per_block = 16;
-  cfg.ordering_queues = hardware;
-  cfg.ordering_timeout_ns = 7'000'000'000;  // a run's queues.timeout_ms (command_timeout_ns)
-  integrity_rig rig(bits, hardware);
+  integrity_rig rig(21, hardware);  // 2M LBAs of 512 B: 1 GiB of pinned media in all
+  const bam::emu::gpu::drives_config cfg = rig.config(n_drives, 128, 16, 16);
   rig.prepare();
   if (HasFatalFailure()) return;
   const std::uint32_t threads = rig.threads;
@@ -291,20 +298,9 @@ TEST_P(Handover, QueuesAreGivenAwayAndTakenAndNothingIsLostOrRepeated) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   const auto [on, protocol] = GetParam();
   const bool hardware = protocol == storage_protocol::hardware;
-  constexpr std::uint32_t bits = 19;
-  bam::emu::gpu::drives_config cfg;
-  bam::emu::gpu::drive_config dc;
-  dc.lbas = 1ull << bits;
-  dc.model = bam::emu::timing_preset("ideal");
-  cfg.drives.push_back(dc);
-  cfg.queues_per_drive = 64;
-  cfg.queue_entries = 1024;
-  cfg.engine_blocks = 1;
-  cfg.engine_warps_per_block = 4;
+  integrity_rig rig(19, hardware);
+  bam::emu::gpu::drives_config cfg = rig.config(1, 64, 1, 4);
   cfg.engine_handover = on;
-  cfg.ordering_queues = hardware;
-  cfg.ordering_timeout_ns = 7'000'000'000;
-  integrity_rig rig(bits, hardware);
   rig.prepare();
   if (HasFatalFailure()) return;
   {

@@ -862,20 +862,6 @@ __device__ __noinline__ void put_in_pool(engine_handover h, engine_queue_stats* 
       1, cuda::memory_order_relaxed);
 }
 
-/// Queue handover: the oldest queue in the pool if it has waited at least `min_age_ns`, taken
-/// out; ~0u: none. One lane.
-__device__ __noinline__ std::uint32_t take_from_pool(engine_handover h, std::uint32_t min_age_ns) {
-  std::uint32_t at = 0;
-  const std::uint32_t q = h.pool.oldest(&at);  // acquire: the record put_in_pool wrote
-  if (q == ~0u) return ~0u;
-  if (min_age_ns != 0 && bam::now_ns() - cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(
-                                             h.records[q].released_ns)
-                                             .load(cuda::memory_order_relaxed) <
-                             min_age_ns)
-    return ~0u;
-  return h.pool.take(at) ? q : ~0u;
-}
-
 /// What a lane takes over with a queue from the pool.
 struct taken_queue {
   std::uint32_t q;  ///< ~0u: none
@@ -884,19 +870,40 @@ struct taken_queue {
   engine_queue_stats st;
 };
 
-/// Queue handover: take_from_pool, with the queue's descriptor, state and counters. One lane. Out
-/// of line: what it loads stays out of the hot loop's registers.
+/// Queue handover: the oldest queue in the pool if it has waited at least `min_age_ns`, taken out
+/// with its descriptor, state and counters; q ~0u: none. One lane. Out of line: what it loads
+/// stays out of the hot loop's registers.
 __device__ __noinline__ taken_queue take_queue(const engine_handover h, const engine_queue* queues,
                                                const engine_queue_stats* stats,
                                                std::uint32_t min_age_ns) {
   taken_queue t{};
-  t.q = take_from_pool(h, min_age_ns);
-  if (t.q != ~0u) {
-    t.Q = queues[t.q];
-    t.r = h.records[t.q];
-    t.st = stats[t.q];
+  std::uint32_t at = 0;
+  t.q = h.pool.oldest(&at);  // acquire: the record and counters put_in_pool wrote
+  if (t.q == ~0u) return t;
+  const std::uint64_t released =
+      cuda::atomic_ref<std::uint64_t, cuda::thread_scope_device>(h.records[t.q].released_ns)
+          .load(cuda::memory_order_relaxed);
+  if ((min_age_ns != 0 && bam::now_ns() - released < min_age_ns) || !h.pool.take(at)) {
+    t.q = ~0u;
+    return t;
   }
+  t.Q = queues[t.q];
+  t.r = h.records[t.q];
+  t.st = stats[t.q];
   return t;
+}
+
+/// Queue handover: sets the lane whose queue is being given away (+1; 0: none); lane 0 writes it
+/// between barriers, so every lane reads the same.
+__device__ __forceinline__ void set_releasing(const warp_state& w, std::uint32_t lane_plus_1) {
+  __syncwarp();
+  if (w.lane == 0) w.add[handover_releasing] = lane_plus_1;
+  __syncwarp();
+}
+
+/// Lanes 0 .. serving-1 may have a queue: one past the highest lane of `haves`.
+__device__ __forceinline__ std::uint32_t serving_of(std::uint32_t haves) {
+  return 32 - static_cast<std::uint32_t>(__clz(haves));
 }
 
 /// Queue handover, after each claim (handover on): counts the warp's full turns; after
@@ -952,9 +959,7 @@ __device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
       due_late = due_late || (its && d > late);
     }
     if (__any_sync(full, due_late)) {  // keeps it
-      __syncwarp();
-      if (lane == 0) w.add[handover_releasing] = 0;
-      __syncwarp();
+      set_releasing(w, 0);
       return;
     }
     if (__any_sync(full, parked_for_it)) return;
@@ -964,12 +969,9 @@ __device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
       w.have = false;
       w.q = ~0u;
     }
-    const std::uint32_t haves = __ballot_sync(full, w.have);
-    w.serving = 32 - static_cast<std::uint32_t>(__clz(haves));
+    w.serving = serving_of(__ballot_sync(full, w.have));
     if (w.lead >= w.serving) w.lead = 0;
-    __syncwarp();
-    if (lane == 0) w.add[handover_releasing] = 0;
-    __syncwarp();
+    set_releasing(w, 0);
     return;
   }
   if (turn % handover_poll_turns != 0) return;
@@ -996,7 +998,7 @@ __device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
     }
   }
   if (!__any_sync(full, took)) return;
-  w.serving = 32 - static_cast<std::uint32_t>(__clz(haves | (1u << f)));
+  w.serving = serving_of(haves | (1u << f));
 }
 
 // The launch bound caps registers so that a block of the largest allowed size always fits on an
