@@ -510,6 +510,9 @@ void emulated_drives::start() {
     p.handover.pool = handover_pool_ref{m.pool, m.pool_slots, m.control + 48, m.control + 49};
     p.handover.given = reinterpret_cast<unsigned long long*>(m.control + 52);
     p.handover.keep = std::max(1u, m.n_queues / m.warps / 2);
+    p.handover.give_gap_ticks = static_cast<std::uint32_t>(
+        (std::uint64_t{m.warps} * 1'000'000'000 / detail::handover_max_rate) >>
+        detail::handover_tick_shift);
   }
   check(
       detail::launch_engine(p, m.cfg.engine_blocks, m.cfg.engine_warps_per_block, m.engine_stream),

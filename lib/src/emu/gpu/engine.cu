@@ -160,7 +160,8 @@ struct warp_state {
   std::uint32_t* info;  ///< [pending_per_warp] CID, status and owner lane of each (pack_info)
   /// [32] completions posted per owner lane in one round of post_due; then the warp's queue
   /// handover state (hand_over): [handover_full] full turns in a row, [handover_releasing] the lane
-  /// whose queue is being given away + 1 (0: none), [handover_last] the last turn's entries
+  /// whose queue is being given away + 1 (0: none), [handover_last] the last turn's entries,
+  /// [handover_since] handover_clock() at the warp's last give or take
   std::uint32_t* add;
   /// [pending_per_warp / 32] bit s % 32 of word s / 32: slot s holds a completion whose command
   /// is also in its queue's held table (a delayed command, recovery on), with token tokens[s]
@@ -184,7 +185,14 @@ struct warp_state {
 
 /// Places of the handover state in warp_state::add (shared memory, not registers: the hot loop
 /// is at its register cap, and these are read once a turn).
-constexpr std::uint32_t handover_full = 32, handover_releasing = 33, handover_last = 34;
+constexpr std::uint32_t handover_full = 32, handover_releasing = 33, handover_last = 34,
+                        handover_since = 35;
+static_assert(handover_since < 32 + engine_handover_words);
+
+/// engine_handover's clock (handover_tick_shift).
+__device__ __forceinline__ std::uint32_t handover_clock() {
+  return static_cast<std::uint32_t>(bam::now_ns() >> handover_tick_shift);
+}
 
 /// The entries a turn takes: `take` from this lane's own queue, the first of them at index `excl`
 /// of the batch; `total` over the warp (warp-uniform).
@@ -268,6 +276,9 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
     w.due[i] = empty_slot;
   w.add[w.lane] = 0;
   if (static_cast<std::uint32_t>(w.lane) < engine_handover_words) w.add[32 + w.lane] = 0;
+  // A warp may give its first queue away at once.
+  if (w.lane == 0 && p.handover.records != nullptr)
+    w.add[handover_since] = handover_clock() - p.handover.give_gap_ticks;
   if (static_cast<std::uint32_t>(w.lane) < pending_per_warp / 32) w.held_rows[w.lane] = 0;
 
   // Place warp + lane * total_warps of the serving order (bam/emu/gpu/serving_order.hpp).
@@ -907,9 +918,10 @@ __device__ __forceinline__ std::uint32_t serving_of(std::uint32_t haves) {
 }
 
 /// Queue handover, after each claim (handover on): counts the warp's full turns; after
-/// handover_full_turns of them, unless the pool holds handover_pool_limit queues, picks the queue
-/// it takes most from this turn (never an ordering queue, never below engine_handover::keep
-/// queues) to give away.
+/// handover_full_turns of them, unless the pool holds handover_pool_limit queues or the warp gave
+/// or took a queue less than engine_handover::give_gap_ticks ago, picks the queue it takes most
+/// from this turn (never an ordering queue, never below engine_handover::keep queues) to give
+/// away.
 __device__ __forceinline__ void note_turn(const engine_params& p, const warp_state& w,
                                           const claim& k) {
   const int lane = w.lane;
@@ -932,7 +944,8 @@ __device__ __forceinline__ void note_turn(const engine_params& p, const warp_sta
   if (lane == 0) {
     w.add[handover_full] = run;
     w.add[handover_last] = k.total;
-    if (give != 0) w.add[handover_releasing] = give;
+    if (give != 0 && handover_clock() - w.add[handover_since] >= h.give_gap_ticks)
+      w.add[handover_releasing] = give;
   }
   __syncwarp();
 }
@@ -969,6 +982,7 @@ __device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
       w.have = false;
       w.q = ~0u;
     }
+    if (lane == 0) w.add[handover_since] = handover_clock();
     w.serving = serving_of(__ballot_sync(full, w.have));
     if (w.lead >= w.serving) w.lead = 0;
     set_releasing(w, 0);
@@ -999,6 +1013,7 @@ __device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
   }
   if (!__any_sync(full, took)) return;
   w.serving = serving_of(haves | (1u << f));
+  if (lane == 0) w.add[handover_since] = handover_clock();
 }
 
 // The launch bound caps registers so that a block of the largest allowed size always fits on an

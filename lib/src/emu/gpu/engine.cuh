@@ -118,6 +118,9 @@ struct engine_handover {
   /// A warp keeps at least this many queues (half its share of the queues, at least 1): a warp
   /// on a slow SM sheds part of its load, and no queue travels for ever.
   std::uint32_t keep = 1;
+  /// A warp gives a queue away at most once per this many handover_clock() ticks, and not
+  /// within as many after it took one: total_warps / handover_max_rate seconds.
+  std::uint32_t give_gap_ticks = 0;
 };
 
 /// A turn that takes at least this many entries is full ...
@@ -138,6 +141,13 @@ inline constexpr std::uint32_t handover_force_any_ns = 2'000'000;
 inline constexpr std::uint64_t handover_drain_ns = 1'000'000;
 /// A warp gives nothing away while the pool holds this many queues.
 inline constexpr std::uint32_t handover_pool_limit = 8;
+/// Queues given away a second, all warps together, at most (engine_handover::give_gap_ticks):
+/// without a bound, queues taken with the backlog they gathered in the pool were given away
+/// again within a few turns, at 26 K/s, and the engine lost 2-5 % (docs/gpu-engine.md).
+inline constexpr std::uint32_t handover_max_rate = 4000;
+/// The handover's clock: %globaltimer in ticks of 1,024 ns (32 bits: 73 minutes a lap; only
+/// differences are used).
+inline constexpr std::uint32_t handover_tick_shift = 10;
 
 struct engine_params {
   const engine_queue* queues;
@@ -165,7 +175,7 @@ inline constexpr std::uint32_t engine_max_warps_per_block = max_engine_warps_per
 /// the warp's staging area in shared memory (asynchronous copies), not in registers.
 inline constexpr std::uint32_t engine_copy_depth = 8;
 /// Words of the warp's queue-handover state, after its per-lane counts (engine.cu, warp_state).
-inline constexpr std::uint32_t engine_handover_words = 4;  // 3 used; 4 keeps 16-byte alignment
+inline constexpr std::uint32_t engine_handover_words = 4;
 /// The pending table's bytes per warp (due times, infos, per-lane counts and handover state, held
 /// rows, tokens).
 inline constexpr std::size_t engine_table_bytes_per_warp =
