@@ -17,6 +17,7 @@
 # Every other point: 128 queue pairs x 1024 per SSD, 1M GPU threads, 1 outstanding per thread.
 # Reports and logs: $OUT/<protocol>/<point>.{json,txt}; scripts/gpu/io-path-table.py makes the
 # table. Usage: BIN=dir-with-nvm-block-bench OUT=out [PROTOCOL=hardware] [POINTS="..."]
+#   [EXTRA="--set gpu.engine_blocks=64 ..."] (appended to every point's arguments)
 #   scripts/gpu/io-path-table.sh       (about 1.5 minutes per protocol on an H200)
 # `[POINTS="..."] scripts/gpu/io-path-table.sh --estimate` prints the seconds POINTS take in one
 # protocol (H200), runs nothing.
@@ -78,7 +79,7 @@ for p in $POINTS; do
   a=$(args_of "$p") || { status=1; continue; }
   t0=$SECONDS
   # shellcheck disable=SC2086
-  timeout 300 "$BIN/nvm-block-bench" $a --report "$dir/$p.json" > "$dir/$p.txt" 2>&1
+  timeout 300 "$BIN/nvm-block-bench" $a ${EXTRA:-} --report "$dir/$p.json" > "$dir/$p.txt" 2>&1
   rc=$?
   echo "== $PROTOCOL $p rc=$rc $((SECONDS - t0)) s: $(grep -E '^  (read|total)' "$dir/$p.txt" |
     tail -n 1)"
