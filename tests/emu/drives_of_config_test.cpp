@@ -20,16 +20,16 @@ run_config with_queues(std::uint32_t ssds, std::uint32_t pairs) {
   return c;
 }
 
-TEST(DrivesOfConfig, AutomaticEngineIs32Blocks8WarpsOrMoreForManyQueues) {
+TEST(DrivesOfConfig, AutomaticEngineIs16Blocks16WarpsOrMoreForManyQueues) {
   const emu::gpu::drives_config small = emu::gpu::drives_config_of(with_queues(4, 128));
-  EXPECT_EQ(small.engine_warps_per_block, 8u);
-  EXPECT_EQ(small.engine_blocks, 32u);  // 512 queues: 16 warps of 32 queues would do
+  EXPECT_EQ(small.engine_warps_per_block, 16u);
+  EXPECT_EQ(small.engine_blocks, 16u);  // 512 queues: 16 warps of 32 queues would do
   EXPECT_EQ(small.drives.size(), 4u);
   EXPECT_EQ(small.queues_per_drive, 128u);
-  // 10 x 1024 queues need 10240 / 32 = 320 warps = 40 blocks of 8.
+  // 10 x 1024 queues need 10240 / 32 = 320 warps = 20 blocks of 16.
   const emu::gpu::drives_config many = emu::gpu::drives_config_of(with_queues(10, 1024));
-  EXPECT_EQ(many.engine_blocks, 40u);
-  EXPECT_EQ(many.engine_warps_per_block, 8u);
+  EXPECT_EQ(many.engine_blocks, 20u);
+  EXPECT_EQ(many.engine_warps_per_block, 16u);
 }
 
 TEST(DrivesOfConfig, GpuEngineHandoverIsPassedOn) {
@@ -46,15 +46,12 @@ TEST(DrivesOfConfig, GpuSectionSetsTheEngineSize) {
   const emu::gpu::drives_config dc = emu::gpu::drives_config_of(c);
   EXPECT_EQ(dc.engine_blocks, 3u);
   EXPECT_EQ(dc.engine_warps_per_block, 2u);
-  // Warps given, blocks automatic: at least 32, more when the queues need them.
+  // Warps given, blocks automatic: at least 16, more when the queues need them.
   c = with_queues(10, 1024);
   c.gpu.engine_warps_per_block = 4;  // 320 warps = 80 blocks of 4
   const emu::gpu::drives_config auto_blocks = emu::gpu::drives_config_of(c);
   EXPECT_EQ(auto_blocks.engine_warps_per_block, 4u);
   EXPECT_EQ(auto_blocks.engine_blocks, 80u);
-  c = with_queues(2, 64);
-  c.gpu.engine_warps_per_block = 16;  // 128 queues: 1 block would do, 32 is the least
-  EXPECT_EQ(emu::gpu::drives_config_of(c).engine_blocks, 32u);
 }
 
 TEST(DrivesOfConfig, TooFewEngineBlocksAreRefusedNamingTheKey) {

@@ -687,11 +687,11 @@ std::vector<field> fields_of(run_config& c) {
                          "BaM paper's benchmark); a sequential I/O goes to the SSD of its offset"));
   f.push_back(uint_field("gpu.engine_blocks", g.engine_blocks, 0, 1024,
                          "emulated backends: persistent blocks of the engine serving the SSDs, "
-                         "at most one per SM intended (0: automatic, 32 or more when the queues "
+                         "at most one per SM intended (0: automatic, 16 or more when the queues "
                          "need them; each warp serves at most 32 queues)"));
   f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0,
                          emu::gpu::max_engine_warps_per_block,
-                         "emulated backends: warps per engine block (0: automatic, 8)"));
+                         "emulated backends: warps per engine block (0: automatic, 16)"));
   f.push_back(bool_field("gpu.engine_handover", g.engine_handover,
                          "emulated backends: an engine warp whose turns stay full hands queues "
                          "over to warps with time to spare (docs/gpu-engine.md, \"Queue "

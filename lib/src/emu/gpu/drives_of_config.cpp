@@ -39,14 +39,13 @@ drives_config drives_config_of(const run_config& c) {
   dc.recovery = true;
   dc.recovery_opts.timeout_ns = command_timeout_ns(c);
   const std::uint64_t queues = dc.engine_queues();
-  // Automatic: 32 blocks of 8 warps (docs/gpu-engine.md, "The engine's shape").
-  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 8;
+  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 16;
   const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
   const std::uint64_t least = (queues + per_block - 1) / per_block;
   dc.engine_warps_per_block = warps;
   dc.engine_handover = c.gpu.engine_handover;
   dc.engine_blocks = static_cast<std::uint32_t>(
-      c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : std::max<std::uint64_t>(32, least));
+      c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : std::max<std::uint64_t>(16, least));
   if (dc.engine_blocks < least) {
     throw config_error(
         "gpu.engine_blocks",
