@@ -13,6 +13,7 @@ are version 1. What changed:
 ceilings() gives the version-2 shape for both.
 """
 import functools
+import gzip
 import json
 import re
 from pathlib import Path
@@ -164,10 +165,43 @@ def job_rates(doc):
     return [(total_iops(job), *iops_spread(b, job)) for _, job, b in jobs(doc)]
 
 
+# A sweep point's processes (scripts/sweep's `processes`): <id>.processes.json.gz beside its
+# report <id>.json; sessions before 2026-11-29's second kept it uncompressed (.processes.json).
+PROCESSES_SUFFIX = ".processes.json.gz"
+LEGACY_PROCESSES_SUFFIX = ".processes.json"
+
+
+def processes_text(rec):
+    """The record's bytes as scripts/sweep stores them: gzip without a time stamp (the same record
+    gives the same file)."""
+    return gzip.compress(rec.encode(), mtime=0)
+
+
+def processes_path(report_path):
+    """The processes record of the sweep point whose report is `report_path`, or None."""
+    base = Path(report_path).with_suffix("")
+    for suffix in (PROCESSES_SUFFIX, LEGACY_PROCESSES_SUFFIX):
+        rec = base.with_name(base.name + suffix)
+        if rec.exists():
+            return rec
+    return None
+
+
+def read_processes(rec_path):
+    """A processes record (either suffix) as a dict; OSError or ValueError when unreadable."""
+    data = Path(rec_path).read_bytes()
+    if str(rec_path).endswith(".gz"):
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as e:
+            raise ValueError(f"{rec_path}: {e}") from e
+    return json.loads(data)
+
+
 @functools.lru_cache(maxsize=64)
 def _process_runs(rec_path, stamp):  # noqa: ARG001 (stamp: a rewritten file is read again)
     try:
-        rec = json.loads(Path(rec_path).read_text())
+        rec = read_processes(rec_path)
     except (OSError, ValueError):
         return {}
     per_run = []
@@ -190,9 +224,11 @@ def _process_runs(rec_path, stamp):  # noqa: ARG001 (stamp: a rewritten file is 
 
 def process_runs(report_path):
     """{job index: [(IOPS, repeats' min, max) of each process that succeeded]} of a sweep point
-    that ran several processes (scripts/sweep's `processes`: <id>.processes.json beside its
-    report <id>.json); {} else. Each file is parsed once while it is unchanged."""
-    rec = Path(report_path).with_suffix(".processes.json")
+    that ran several processes (processes_path); {} else. Each file is parsed once while it is
+    unchanged."""
+    rec = processes_path(report_path)
+    if rec is None:
+        return {}
     try:
         st = rec.stat()
     except OSError:
@@ -215,7 +251,7 @@ def report_files(folder):
     processes and figure data are not reports), sorted by name."""
     out = []
     for f in sorted(Path(folder).glob("*.json")):
-        if f.name.endswith(".processes.json"):  # a sweep point's processes: never a report
+        if f.name.endswith(LEGACY_PROCESSES_SUFFIX):  # a sweep point's processes: never a report
             continue
         try:
             doc = load(f)

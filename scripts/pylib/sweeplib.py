@@ -343,9 +343,13 @@ def describe_machine(tool_name, tool):
     }
 
 
-def write_atomic(path, text):
+def write_atomic(path, data):
+    """Writes `path` (text, or bytes as they are) by a rename: a reader sees all or nothing."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
+    if isinstance(data, bytes):
+        tmp.write_bytes(data)
+    else:
+        tmp.write_text(data)
     os.replace(tmp, path)
 
 
@@ -375,7 +379,8 @@ def status_of(out, point):
 
 
 def remove_outputs(out, point):
-    for suffix in (".json", ".csv", ".log", ".status.json", ".processes.json"):
+    for suffix in (".json", ".csv", ".log", ".status.json", reports.PROCESSES_SUFFIX,
+                   reports.LEGACY_PROCESSES_SUFFIX):
         (out / f"{point.id}{suffix}").unlink(missing_ok=True)
 
 

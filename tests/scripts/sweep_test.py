@@ -144,7 +144,7 @@ class SweepTest(TempDirTest):
 
     @staticmethod
     def process_record(out, pid):
-        return json.loads((out / f"{pid}.processes.json").read_text())
+        return reports.read_processes(out / f"{pid}.processes.json.gz")
 
     @staticmethod
     def job_rates(run_record):
@@ -205,6 +205,21 @@ class SweepTest(TempDirTest):
             m = entries[f"{good}#{j}"].metrics["iops"]
             self.assertAlmostEqual(m.lo, low[j], delta=1e-6 * m.value)
             self.assertAlmostEqual(m.hi, high[j], delta=1e-6 * m.value)
+        # The record is gzip (the same bytes for the same record); results stored before that
+        # (uncompressed .processes.json) read the same.
+        gz = out / f"{good}.processes.json.gz"
+        text = json.dumps(self.process_record(out, good), indent=1) + "\n"
+        self.assertEqual(gz.read_bytes(), reports.processes_text(text))
+        self.assertLess(gz.stat().st_size, len(text))
+        spread = reports.process_runs(out / f"{good}.json")
+        gz.rename(out / f"{good}.processes.json")
+        (out / f"{good}.processes.json").write_text(text)
+        self.assertEqual(reports.process_runs(out / f"{good}.json"), spread)
+        self.assertEqual(len(spread), 2)
+        # A damaged record is no spread, not a crash.
+        (out / f"{good}.processes.json").unlink()
+        gz.write_bytes(b"not gzip")
+        self.assertEqual(reports.process_runs(out / f"{good}.json"), {})
 
     def test_a_failing_process_ends_its_point(self):
         path, out, _, bad = self.processes_sweep()
@@ -230,11 +245,11 @@ class SweepTest(TempDirTest):
             log = out / f"{pts[0]}.log"
             return log.exists() and "process 2 of 3" in log.read_text()
         pid = interrupt_when(self, path, out, in_second_process, limit_s=120)[0]
-        for suffix in (".json", ".csv", ".log", ".status.json", ".processes.json"):
+        for suffix in (".json", ".csv", ".log", ".status.json", ".processes.json.gz"):
             self.assertFalse((out / f"{pid}{suffix}").exists(), suffix)
         r = run("sweep", path, "--out", out, *NBB, check=0)
         self.assertIn("0 already finished, 1 to run", r.stdout)
-        self.assertEqual(json.loads((out / f"{pid}.processes.json").read_text())["ran"], 3)
+        self.assertEqual(self.process_record(out, pid)["ran"], 3)
         # Past its limit, a process ends the point as timed out; the limit holds per process.
         s = spec(product={}, zip={}, inner={}, set=long_set, processes=3, limit_s=0.3)
         path, out = write_spec(self.tmp, s), self.tmp / "out2"
