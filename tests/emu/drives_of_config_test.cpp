@@ -52,6 +52,9 @@ TEST(DrivesOfConfig, GpuSectionSetsTheEngineSize) {
   const emu::gpu::drives_config auto_blocks = emu::gpu::drives_config_of(c);
   EXPECT_EQ(auto_blocks.engine_warps_per_block, 4u);
   EXPECT_EQ(auto_blocks.engine_blocks, 80u);
+  c = with_queues(2, 64);
+  c.gpu.engine_warps_per_block = 16;  // 128 queues: 1 block would do, 16 is the least
+  EXPECT_EQ(emu::gpu::drives_config_of(c).engine_blocks, 16u);
 }
 
 TEST(DrivesOfConfig, TooFewEngineBlocksAreRefusedNamingTheKey) {

@@ -275,10 +275,13 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   for (std::uint32_t i = w.lane; i < pending_per_warp; i += 32)
     w.due[i] = empty_slot;
   w.add[w.lane] = 0;
-  if (static_cast<std::uint32_t>(w.lane) < engine_handover_words) w.add[32 + w.lane] = 0;
-  // A warp may give its first queue away at once.
-  if (w.lane == 0 && p.handover.records != nullptr)
-    w.add[handover_since] = handover_clock() - p.handover.give_gap_ticks;
+  // The handover words start at 0, but the last give or take is a gap ago: a warp may give its
+  // first queue away at once (one store per word: no lane writes a word another lane writes).
+  if (static_cast<std::uint32_t>(w.lane) < engine_handover_words)
+    w.add[32 + w.lane] =
+        32 + static_cast<std::uint32_t>(w.lane) == handover_since && p.handover.records != nullptr
+            ? handover_clock() - p.handover.give_gap_ticks
+            : 0;
   if (static_cast<std::uint32_t>(w.lane) < pending_per_warp / 32) w.held_rows[w.lane] = 0;
 
   // Place warp + lane * total_warps of the serving order (bam/emu/gpu/serving_order.hpp).

@@ -141,9 +141,11 @@ inline constexpr std::uint32_t handover_force_any_ns = 2'000'000;
 inline constexpr std::uint64_t handover_drain_ns = 1'000'000;
 /// A warp gives nothing away while the pool holds this many queues.
 inline constexpr std::uint32_t handover_pool_limit = 8;
-/// Queues given away a second, all warps together, at most (engine_handover::give_gap_ticks):
-/// without a bound, queues taken with the backlog they gathered in the pool were given away
-/// again within a few turns, at 26 K/s, and the engine lost 2-5 % (docs/gpu-engine.md).
+/// Queues given away a second, all warps together, at most once every warp has given one
+/// (engine_handover::give_gap_ticks; a warp's first give may come at once). Without a bound the
+/// handover at times ran away: 23-33 K queues given away a second, and at 16 x 16 4-5 % less
+/// rate (likely queues taken with the backlog they gathered in the pool and given away again
+/// 16 full turns later; not measured per queue: docs/gpu-engine.md, "The handover's runaway").
 inline constexpr std::uint32_t handover_max_rate = 4000;
 /// The handover's clock: %globaltimer in ticks of 1,024 ns (32 bits: 73 minutes a lap; only
 /// differences are used).
