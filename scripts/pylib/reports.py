@@ -171,9 +171,9 @@ PROCESSES_SUFFIX = ".processes.json.gz"
 LEGACY_PROCESSES_SUFFIX = ".processes.json"
 
 
-def processes_text(rec):
-    """The record's bytes as scripts/sweep stores them: gzip without a time stamp (the same record
-    gives the same file)."""
+def processes_bytes(rec):
+    """The record (JSON text) as the bytes scripts/sweep stores: gzip without a time stamp (the
+    same record gives the same file)."""
     return gzip.compress(rec.encode(), mtime=0)
 
 

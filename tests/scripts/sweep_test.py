@@ -209,7 +209,7 @@ class SweepTest(TempDirTest):
         # (uncompressed .processes.json) read the same.
         gz = out / f"{good}.processes.json.gz"
         text = json.dumps(self.process_record(out, good), indent=1) + "\n"
-        self.assertEqual(gz.read_bytes(), reports.processes_text(text))
+        self.assertEqual(gz.read_bytes(), reports.processes_bytes(text))
         self.assertLess(gz.stat().st_size, len(text))
         spread = reports.process_runs(out / f"{good}.json")
         gz.rename(out / f"{good}.processes.json")
