@@ -1,6 +1,6 @@
 // The engine's serving order (bam/emu/gpu/serving_order.hpp): every queue served exactly once,
-// places past the queues naming none, and the queues a client's consecutive units use spread over
-// distinct warps.
+// places past the queues naming none, the ordering queues on a warp of their own where they fit,
+// and the queues a client's consecutive units use spread over distinct warps.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -13,6 +13,8 @@
 namespace bam {
 namespace {
 
+using emu::gpu::no_served_queue;
+using emu::gpu::ordering_warp;
 using emu::gpu::served_queue;
 
 struct shape {
@@ -53,6 +55,56 @@ TEST(ServingOrder, DriveOrderWhenEveryWarpServesOneQueueAtMost) {
   static_assert(served_queue(1, 3, 100, 256) == 100u);  // usable in constant expressions
 }
 
+TEST(ServingOrder, EachOrderingQueueGetsAWarpOfItsOwnWhereTheyFit) {
+  // shape, warps: every queue at exactly one place below warps * 32; with ordering warps, lane 0
+  // of each of the last `ordering` warps serves one ordering queue and nothing else is served on
+  // those warps, and no other warp serves an ordering queue.
+  struct with_warps {
+    shape s;
+    std::uint32_t warps;
+    bool own_warps;
+  };
+  for (const with_warps c : {with_warps{{10, 128, 10}, 256, true}, with_warps{{1, 1, 1}, 256, true},
+                             with_warps{{1, 128, 1}, 256, true}, with_warps{{4, 128, 4}, 64, true},
+                             with_warps{{3, 5, 3}, 24, true}, with_warps{{3, 5, 3}, 16, false},
+                             with_warps{{8, 125, 8}, 32, false},  // 8 warps are more than 32 / 8
+                             with_warps{{2, 500, 2}, 32, false},  // 1000 queues: more than 30 x 32
+                             with_warps{{4, 128, 0}, 64, false}}) {
+    const shape s = c.s;
+    const std::uint32_t app = s.drives * s.queues_per_drive, n = app + s.ordering;
+    ASSERT_EQ(ordering_warp(s.drives, s.queues_per_drive, c.warps, s.ordering), c.own_warps)
+        << s.drives << " drives x " << s.queues_per_drive << ", " << c.warps << " warps";
+    std::vector<int> seen(n, 0);
+    for (std::uint32_t place = 0; place < 32 * c.warps; ++place) {
+      const std::uint32_t q =
+          served_queue(place, s.drives, s.queues_per_drive, c.warps, s.ordering);
+      const std::uint32_t w = place % c.warps, lane = place / c.warps;
+      const bool ordering_warp_place = c.own_warps && w >= c.warps - s.ordering;
+      if (ordering_warp_place && lane != 0) {
+        EXPECT_EQ(q, no_served_queue) << "place " << place;
+      }
+      if (q == no_served_queue || (!c.own_warps && q >= n)) continue;
+      ASSERT_LT(q, n) << "place " << place;
+      ++seen[q];
+      if (c.own_warps) {
+        EXPECT_EQ(q >= app, ordering_warp_place) << "place " << place << " serves queue " << q;
+        if (ordering_warp_place) {
+          EXPECT_EQ(q, app + w - (c.warps - s.ordering));  // warp first + k: ordering queue k
+        }
+      }
+    }
+    for (std::uint32_t q = 0; q < n; ++q)
+      EXPECT_EQ(seen[q], 1) << s.drives << " drives x " << s.queues_per_drive << ", "
+                            << c.warps << " warps, queue " << q;
+  }
+  // Without ordering queues the order is the one before (the default argument).
+  for (std::uint32_t place = 0; place < 32 * 256; ++place)
+    EXPECT_EQ(served_queue(place, 10, 128, 256, 0), served_queue(place, 10, 128, 256));
+  static_assert(served_queue(246, 10, 128, 256, 10) == 1280u);  // warp 246, lane 0
+  static_assert(served_queue(255, 10, 128, 256, 10) == 1289u);
+  static_assert(served_queue(246 + 256, 10, 128, 256, 10) == no_served_queue);
+}
+
 using order = std::function<std::uint32_t(std::uint32_t place)>;
 
 /// Warps serving the queues that units [first, first + count) of a client use (unit u: drive
@@ -83,6 +135,16 @@ TEST(ServingOrder, AClientsConsecutiveUnitsGoToDistinctWarps) {
   // 0, 2, 4, 6 and 8 on one warp, so the same 256 units used 52 warps.
   const order drive_order = [](std::uint32_t place) { return place; };
   EXPECT_EQ(warps_of_units(0, 256, 10, 128, 256, drive_order).size(), 52u);
+  // With the drives' ordering queues on the last 10 warps, the application's 1280 queues are
+  // dealt over the other 246: any 246 consecutive units that do not wrap past the last queue use
+  // 246 distinct warps (that the ordering warps serve none of them is checked above).
+  const order dealt_o = [](std::uint32_t place) {
+    // place among the 246 warps' places -> the queue that warp serves there
+    const std::uint32_t w = place % 246, lane = place / 246;
+    return served_queue(lane * 256 + w, 10, 128, 256, 10);
+  };
+  for (const std::uint32_t first : {0u, 1u, 123u, 1000u, 1034u})
+    EXPECT_EQ(warps_of_units(first, 246, 10, 128, 246, dealt_o).size(), 246u) << "from " << first;
   // 4 drives x 128 queues over 256 warps: the same.
   const order dealt4 = [](std::uint32_t place) { return served_queue(place, 4, 128, 256); };
   EXPECT_EQ(warps_of_units(17, 256, 4, 128, 256, dealt4).size(), 256u);

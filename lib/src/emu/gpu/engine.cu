@@ -286,7 +286,8 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
 
   // Place warp + lane * total_warps of the serving order (bam/emu/gpu/serving_order.hpp).
   w.q = served_queue(warp + static_cast<std::uint32_t>(w.lane) * p.total_warps, p.n_drives,
-                     p.queues_per_drive, p.total_warps);
+                     p.queues_per_drive, p.total_warps,
+                     p.n_queues - p.n_drives * p.queues_per_drive);
   w.have = w.q < p.n_queues;
   w.Q = engine_queue{};
   if (w.have) w.Q = p.queues[w.q];
@@ -958,7 +959,7 @@ __device__ __forceinline__ void note_turn(const engine_params& p, const warp_sta
 /// due handover_drain_ns or more later); else, every handover_poll_turns turns, a warp with a free
 /// lane takes a queue from the pool: any queue if its last turn took fewer than
 /// handover_light_batch entries, one that waited handover_force_ns if it was not full, one that
-/// waited handover_force_any_ns else.
+/// waited handover_force_any_ns else; never a warp that serves an ordering queue.
 __device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
                                           std::uint32_t turn) {
   const int lane = w.lane;
@@ -993,7 +994,9 @@ __device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
   }
   if (turn % handover_poll_turns != 0) return;
   const std::uint32_t haves = __ballot_sync(full, w.have);
-  if (haves == full) return;
+  // A warp that serves an ordering queue takes no other: every read of its drive waits for the
+  // ordering read, which would wait for turns that move the taken queue's data.
+  if (haves == full || __any_sync(full, w.have && w.Q.ordering)) return;
   const int f = __ffs(~haves) - 1;
   bool took = false;
   if (lane == f) {

@@ -8,9 +8,33 @@
 
 namespace bam::emu::gpu {
 
-/// The engine queue at place `place` of the serving order, with `warps` engine warps (drive d's
-/// application queue i is engine queue d * queues_per_drive + i; the drives' ordering queues
-/// follow them).
+/// What served_queue returns for a place that names no queue (the engine's lane there serves
+/// nothing).
+inline constexpr std::uint32_t no_served_queue = ~0u;
+
+/// Whether each of the drives' `ordering` queues (§4.4 ordering reads, one per drive; 0: none)
+/// gets an engine warp of its own, the last `ordering` warps: when they are at most an eighth of
+/// the warps and the application's queues fit the other warps' lanes. Otherwise they share warps
+/// with the application's queues, and a drive's ordering read then waits for turns that move
+/// other queues' data: on an H200 at the 10-SSD 1 GiB point (hardware protocol) each drive's
+/// ordering reads, one at a time, took about 50 to 360 us (inferred from their counts), and every
+/// read of the drive waits for one (docs/gpu-engine.md, "The ordering read's warp"; one warp for
+/// all of them lost 6-8 % where each drive has few reads in flight).
+[[nodiscard]] BAM_HD constexpr bool ordering_warp(std::uint32_t drives,
+                                                  std::uint32_t queues_per_drive,
+                                                  std::uint32_t warps,
+                                                  std::uint32_t ordering) noexcept {
+  return ordering != 0 && ordering <= warps / 8 &&
+         std::uint64_t{drives} * queues_per_drive <= std::uint64_t{warps - ordering} * 32;
+}
+
+/// The engine queue at place `place` of the serving order, with `warps` engine warps (warp w's
+/// lane j is place w + j * warps; drive d's application queue i is engine queue
+/// d * queues_per_drive + i, and the drives' `ordering` queues follow them), or no_served_queue.
+///
+/// With ordering warps (ordering_warp): lane 0 of warp warps - ordering + k serves ordering queue
+/// k and its other lanes nothing, and the application's queues are placed over the other warps
+/// as below (place w + j * (warps - ordering) of their order is warp w's lane j).
 ///
 /// When the application's queues outnumber the warps (a warp serves several), they are dealt out
 /// number by number across the drives: place i * drives + d is drive d's queue i. A client that
@@ -22,14 +46,21 @@ namespace bam::emu::gpu {
 /// each queue has a warp of its own either way and drive order is kept (docs/gpu-engine.md,
 /// "Serving order", has the measurements behind both).
 ///
-/// Every place from drives * queues_per_drive on maps to itself: the ordering queues keep their
-/// places, and a place at or past the engine's queue count names no queue (the engine's lanes
-/// whose place is past it serve nothing). A bijection of [0, n) for every n >= the application's
-/// queues.
+/// Without an ordering warp, every place from drives * queues_per_drive on maps to itself: the
+/// ordering queues keep their places, and a place at or past the engine's queue count names no
+/// queue. Either way every queue is served at exactly one place below warps * 32.
 [[nodiscard]] BAM_HD constexpr std::uint32_t served_queue(std::uint32_t place, std::uint32_t drives,
                                                           std::uint32_t queues_per_drive,
-                                                          std::uint32_t warps) noexcept {
+                                                          std::uint32_t warps,
+                                                          std::uint32_t ordering = 0) noexcept {
   const std::uint32_t app = drives * queues_per_drive;
+  if (ordering_warp(drives, queues_per_drive, warps, ordering)) {
+    const std::uint32_t w = place % warps, lane = place / warps, first = warps - ordering;
+    if (w >= first) return lane == 0 ? app + (w - first) : no_served_queue;
+    place = lane * first + w;  // the place in the application's order over the other warps
+    if (place >= app) return no_served_queue;
+    warps = first;
+  }
   if (place >= app || app <= warps) return place;
   return (place % drives) * queues_per_drive + place / drives;
 }
