@@ -150,5 +150,18 @@ TEST(ServingOrder, AClientsConsecutiveUnitsGoToDistinctWarps) {
   EXPECT_EQ(warps_of_units(17, 256, 4, 128, 256, dealt4).size(), 256u);
 }
 
+TEST(ServingOrder, OrderingWarpsOnlyWhereTheApplicationsQueuesFitTheWarpsLeft) {
+  // 64 warps, 2 drives: the ordering warps leave 62 warps, 1984 lanes; 2 x 992 queues fit them
+  // exactly, 2 x 993 do not (the order is then the one without ordering warps).
+  EXPECT_TRUE(ordering_warp(2, 992, 64, 2));
+  EXPECT_FALSE(ordering_warp(2, 993, 64, 2));
+  EXPECT_EQ(served_queue(62, 2, 992, 64, 2), 1984u);  // warp 62, lane 0: drive 0's ordering queue
+  EXPECT_EQ(served_queue(62 + 64, 2, 992, 64, 2), no_served_queue);
+  EXPECT_EQ(served_queue(62, 2, 993, 64, 2), served_queue(62, 2, 993, 64));
+  // An eighth of the warps at most: 8 ordering warps of 64, not 9.
+  EXPECT_TRUE(ordering_warp(8, 1, 64, 8));
+  EXPECT_FALSE(ordering_warp(9, 1, 64, 9));
+}
+
 }  // namespace
 }  // namespace bam
