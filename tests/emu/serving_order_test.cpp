@@ -94,8 +94,8 @@ TEST(ServingOrder, EachOrderingQueueGetsAWarpOfItsOwnWhereTheyFit) {
       }
     }
     for (std::uint32_t q = 0; q < n; ++q)
-      EXPECT_EQ(seen[q], 1) << s.drives << " drives x " << s.queues_per_drive << ", "
-                            << c.warps << " warps, queue " << q;
+      EXPECT_EQ(seen[q], 1) << s.drives << " drives x " << s.queues_per_drive << ", " << c.warps
+                            << " warps, queue " << q;
   }
   // Without ordering queues the order is the one before (the default argument).
   for (std::uint32_t place = 0; place < 32 * 256; ++place)
