@@ -106,5 +106,44 @@ TEST(DrivesOfConfig, ProtocolHardwareAddsAnOrderingQueuePerSsdAndTheEngineServes
   }
 }
 
+TEST(DrivesOfConfig, AnAutomaticEngineAddsABlockForTheOrderingWarpsBesideTheApplications) {
+  run_config c = with_queues(10, 128);
+  c.storage.protocol = storage_protocol::hardware;
+  const emu::gpu::drives_config dc = emu::gpu::drives_config_of(c);
+  EXPECT_EQ(dc.engine_blocks, 17u);                 // 16 for the application's 1280 queues, 1 more
+  EXPECT_EQ(dc.engine_app_warps, 256u);             // the application's queues stay on 256 warps
+  c.storage.protocol = storage_protocol::emulator;  // no ordering queues: no block more
+  EXPECT_EQ(emu::gpu::drives_config_of(c).engine_blocks, 16u);
+  EXPECT_EQ(emu::gpu::drives_config_of(c).engine_app_warps, 0u);
+  c.storage.protocol = storage_protocol::hardware;
+  c.gpu.engine_blocks = 16;  // a shape given: as given, the ordering warps taken from it
+  EXPECT_EQ(emu::gpu::drives_config_of(c).engine_blocks, 16u);
+  EXPECT_EQ(emu::gpu::drives_config_of(c).engine_app_warps, 0u);
+  // 17 to 38 SSDs take as many blocks more as their ordering warps fill (16 warps each), so long
+  // as those stay within an eighth of all the warps.
+  for (const auto& [ssds, blocks] :
+       {std::pair{16u, 17u}, {17u, 18u}, {32u, 18u}, {33u, 19u}, {38u, 19u}}) {
+    run_config more = with_queues(ssds, 8);
+    more.storage.protocol = storage_protocol::hardware;
+    const emu::gpu::drives_config m = emu::gpu::drives_config_of(more);
+    EXPECT_EQ(m.engine_blocks, blocks) << ssds << " SSDs";
+    EXPECT_EQ(m.engine_app_warps, 256u) << ssds << " SSDs";
+    EXPECT_LE(ssds * 8, m.engine_app_warps * 32) << ssds << " SSDs";
+  }
+  // 39 and 40 SSDs' ordering warps would be more than an eighth of 16 + 3 blocks: no block more,
+  // the ordering queues served among the application's.
+  for (const std::uint32_t ssds : {39u, 40u}) {
+    run_config many = with_queues(ssds, 8);
+    many.storage.protocol = storage_protocol::hardware;
+    EXPECT_EQ(emu::gpu::drives_config_of(many).engine_blocks, 16u) << ssds << " SSDs";
+    EXPECT_EQ(emu::gpu::drives_config_of(many).engine_app_warps, 0u) << ssds << " SSDs";
+  }
+  // Queues that need more than 16 blocks: the blocks more come after the ones they need.
+  run_config big = with_queues(10, 1024);  // 10,250 queues: 21 blocks of 16 warps
+  big.storage.protocol = storage_protocol::hardware;
+  EXPECT_EQ(emu::gpu::drives_config_of(big).engine_blocks, 22u);
+  EXPECT_EQ(emu::gpu::drives_config_of(big).engine_app_warps, 21u * 16);
+}
+
 }  // namespace
 }  // namespace bam

@@ -283,6 +283,55 @@ INSTANTIATE_TEST_SUITE_P(Drives, MillionThreads,
                                   bam::to_string(std::get<1>(info.param));
                          });
 
+// The hardware protocol's automatic engine (drives_config_of): the application's queues on 256
+// warps as without ordering queues, each drive's ordering queue on a warp of a 17th block beside
+// them (drives_config::engine_app_warps), the warps after those serving nothing until the
+// handover gives them queues. Every read returns the data last written and every drive's ordering
+// queue was served.
+class OrderingBeside : public ::testing::TestWithParam<std::uint32_t> {};
+
+TEST_P(OrderingBeside, EveryReadReturnsTheDataLastWritten) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const std::uint32_t n_drives = GetParam();
+  integrity_rig rig(21, true);
+  bam::emu::gpu::drives_config cfg = rig.config(n_drives, 128, 17, 16);
+  cfg.engine_app_warps = 256;
+  rig.prepare();
+  if (HasFatalFailure()) return;
+  {
+    bam::emu::gpu::emulated_drives drives(cfg);
+    EXPECT_EQ(drives.engine_warps(), 272u);
+    rig.run(drives);
+    rig.expect_clean(drives);
+    for (std::uint32_t d = 0; d < n_drives; ++d)
+      EXPECT_GT(drives.stats()[d].ordering_reads, 0u) << "drive " << d;
+    EXPECT_EQ(rig.media_mismatches(drives, n_drives), 0u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Drives, OrderingBeside, ::testing::Values(1u, 2u, 10u));
+
+// engine_app_warps is drives_config_of's to set, only where the ordering warps fit after the
+// application's: a config that sets it otherwise is a caller's bug, refused before any GPU work.
+TEST(GpuDrives, ApplicationWarpsWithoutRoomForTheOrderingWarpsAreRefused) {
+  integrity_rig rig(21, true);
+  bam::emu::gpu::drives_config no_room = rig.config(10, 128, 16, 16);
+  no_room.engine_app_warps = 256;  // all 256 warps: none left for the 10 ordering queues
+  bam::emu::gpu::drives_config no_ordering = rig.config(10, 128, 17, 16);
+  no_ordering.ordering_queues = false;
+  no_ordering.engine_app_warps = 256;
+  bam::emu::gpu::drives_config too_few = rig.config(10, 128, 17, 16);
+  too_few.engine_app_warps = 32;  // 1280 queues need 40 warps of 32
+  for (const auto* cfg : {&no_room, &no_ordering, &too_few}) {
+    try {
+      bam::emu::gpu::emulated_drives drives(*cfg);
+      ADD_FAILURE() << "engine_app_warps " << cfg->engine_app_warps << " was accepted";
+    } catch (const std::logic_error& e) {
+      EXPECT_NE(std::string(e.what()).find("engine_app_warps"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // ---- queue handover ----------------------------------------------------------------------------
 
 class Handover : public ::testing::TestWithParam<std::tuple<bool, storage_protocol>> {};

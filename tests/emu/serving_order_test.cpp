@@ -105,6 +105,33 @@ TEST(ServingOrder, EachOrderingQueueGetsAWarpOfItsOwnWhereTheyFit) {
   static_assert(served_queue(246 + 256, 10, 128, 256, 10) == no_served_queue);
 }
 
+TEST(ServingOrder, OrderingWarpsBesideTheApplicationsKeepItsSpread) {
+  // 272 warps, the application's queues on the first 256: each application queue is where it is
+  // without ordering queues on 256 warps, ordering queue k on lane 0 of warp 256 + k, and the
+  // warps after those serve nothing.
+  for (const std::uint32_t drives : {1u, 2u, 4u, 10u}) {
+    ASSERT_TRUE(ordering_warp(drives, 128, 272, drives, 256)) << drives;
+    for (std::uint32_t place = 0; place < 32 * 272; ++place) {
+      const std::uint32_t w = place % 272, lane = place / 272;
+      const std::uint32_t q = served_queue(place, drives, 128, 272, drives, 256);
+      if (w < 256) {
+        // Without ordering queues the places past the application's queues name none (their
+        // served_queue is the place itself, past the queues).
+        const std::uint32_t alone = lane * 256 + w;
+        EXPECT_EQ(q, alone < drives * 128 ? served_queue(alone, drives, 128, 256) : no_served_queue)
+            << "place " << place;
+      } else if (lane == 0 && w < 256 + drives) {
+        EXPECT_EQ(q, drives * 128 + (w - 256)) << "place " << place;
+      } else {
+        EXPECT_EQ(q, no_served_queue) << "place " << place;
+      }
+    }
+  }
+  // The application's queues must fit the warps given them, and the ordering warps the rest.
+  EXPECT_FALSE(ordering_warp(10, 1024, 272, 10, 256));  // 10240 queues > 256 x 32
+  EXPECT_FALSE(ordering_warp(10, 128, 262, 10, 256));   // 6 warps left for 10 ordering queues
+}
+
 using order = std::function<std::uint32_t(std::uint32_t place)>;
 
 /// Warps serving the queues that units [first, first + count) of a client use (unit u: drive

@@ -153,6 +153,12 @@ TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
     } else {
       EXPECT_EQ(ordering, 0u);
     }
+    // The automatic engine: 16 blocks of 16 warps for the application's queues, and in the
+    // hardware protocol a block more for the 2 ordering warps beside them (drives_config_of).
+    const bool hw = protocol == "hardware";
+    EXPECT_EQ(st["engine_blocks"], hw ? 17u : 16u);
+    EXPECT_EQ(st["engine_warps"], hw ? 272u : 256u);
+    EXPECT_EQ(st["engine_app_warps"], hw ? 256u : 0u);
   }
 }
 

@@ -688,7 +688,9 @@ std::vector<field> fields_of(run_config& c) {
   f.push_back(uint_field("gpu.engine_blocks", g.engine_blocks, 0, 1024,
                          "emulated backends: persistent blocks of the engine serving the SSDs, "
                          "at most one per SM intended (0: automatic, 16 or more when the queues "
-                         "need them; each warp serves at most 32 queues)"));
+                         "need them, each warp serving at most 32 queues; storage.protocol "
+                         "hardware adds the blocks its per-SSD ordering queues' warps need, one "
+                         "for up to 16 SSDs)"));
   f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0,
                          emu::gpu::max_engine_warps_per_block,
                          "emulated backends: warps per engine block (0: automatic, 16)"));

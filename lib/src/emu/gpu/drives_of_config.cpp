@@ -8,6 +8,7 @@
 
 #include "bam/config/config_io.hpp"
 #include "bam/emu/faults_of_config.hpp"
+#include "bam/emu/gpu/serving_order.hpp"
 #include "bam/emu/timing_presets.hpp"
 
 namespace bam::emu::gpu {
@@ -46,6 +47,19 @@ drives_config drives_config_of(const run_config& c) {
   dc.engine_handover = c.gpu.engine_handover;
   dc.engine_blocks = static_cast<std::uint32_t>(
       c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : std::max<std::uint64_t>(16, least));
+  // The drives' ordering queues get warps of their own beside the application's (an automatic
+  // shape only): a block more, so that the application's queues keep the even spread they have
+  // without ordering queues (docs/gpu-engine.md, "What it cost").
+  if (dc.ordering_queues && c.gpu.engine_blocks == 0) {
+    const std::uint32_t apps = dc.engine_blocks * warps;
+    const auto n = static_cast<std::uint32_t>(dc.drives.size());
+    const std::uint32_t more = (n + warps - 1) / warps;
+    const std::uint32_t total = apps + more * warps;
+    if (ordering_warp(n, dc.queues_per_drive, total, n, apps)) {
+      dc.engine_blocks += more;
+      dc.engine_app_warps = apps;
+    }
+  }
   if (dc.engine_blocks < least) {
     throw config_error(
         "gpu.engine_blocks",

@@ -15,6 +15,7 @@
 #include "bam/emu/gpu/drive_layout.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/gpu/identity_allocator.hpp"
+#include "bam/emu/gpu/serving_order.hpp"
 #include "engine.cuh"
 #include "gpu_recovery.hpp"
 
@@ -164,6 +165,15 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
                 "emulated_drives: ordering_timeout_ns with ordering_queues");
     m.n_queues = static_cast<std::uint32_t>(cfg.engine_queues());
     m.warps = cfg.engine_blocks * cfg.engine_warps_per_block;
+    // drives_config_of sets engine_app_warps only where the ordering warps fit beside them.
+    BAM_EXPECTS(
+        cfg.engine_app_warps == 0 ||
+            (cfg.ordering_queues &&
+             ordering_warp(static_cast<std::uint32_t>(cfg.drives.size()), cfg.queues_per_drive,
+                           m.warps, static_cast<std::uint32_t>(cfg.drives.size()),
+                           cfg.engine_app_warps)),
+        "emulated_drives: engine_app_warps needs ordering queues, the application's "
+        "queues within them and each drive's ordering warp after them");
     if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
       throw std::invalid_argument(
           "emulated_drives: engine needs 1..16 warps per block and >= 1 block");
@@ -492,6 +502,7 @@ void emulated_drives::start() {
                           m.control,
                           m.control + 32,
                           m.warps,
+                          m.cfg.engine_app_warps,
                           timer_base,
                           m.recovery ? m.admin : nullptr,
                           n_drives,

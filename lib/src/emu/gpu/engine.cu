@@ -285,9 +285,9 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   if (static_cast<std::uint32_t>(w.lane) < pending_per_warp / 32) w.held_rows[w.lane] = 0;
 
   // Place warp + lane * total_warps of the serving order (bam/emu/gpu/serving_order.hpp).
-  w.q =
-      served_queue(warp + static_cast<std::uint32_t>(w.lane) * p.total_warps, p.n_drives,
-                   p.queues_per_drive, p.total_warps, p.n_queues - p.n_drives * p.queues_per_drive);
+  w.q = served_queue(warp + static_cast<std::uint32_t>(w.lane) * p.total_warps, p.n_drives,
+                     p.queues_per_drive, p.total_warps,
+                     p.n_queues - p.n_drives * p.queues_per_drive, p.app_warps);
   w.have = w.q < p.n_queues;
   w.Q = engine_queue{};
   if (w.have) w.Q = p.queues[w.q];

@@ -159,6 +159,9 @@ struct engine_params {
   const volatile std::uint32_t* stop;
   std::uint32_t* started;  ///< warps running
   std::uint32_t total_warps;
+  /// The warps the application's queues are dealt over when the ordering queues have warps of
+  /// their own beside them (served_queue's `apps`; 0: every warp the ordering warps leave).
+  std::uint32_t app_warps;
   std::uint64_t timer_base;  ///< %globaltimer at start: virtual time (ps) counts from here
   /// Recovery on: [n_drives] admin queues, served by warp 0; else null.
   engine_admin* admin;

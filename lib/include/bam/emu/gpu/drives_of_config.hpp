@@ -19,10 +19,12 @@ inline constexpr std::uint32_t queues_per_engine_warp = 32;
 /// storage.ssd_count drives of storage.media.size_bytes (pinned host or GPU media as
 /// storage.media.kind says) with queues.pairs_per_ssd queues of queues.depth entries, and for
 /// storage.protocol hardware an ordering queue per drive (drives_config::ordering_queues). The
-/// engine
-/// has gpu.engine_blocks blocks of gpu.engine_warps_per_block warps; automatic (0): 16 warps per
-/// block and 16 blocks, more when the queues need them (a warp serves at most 32 queues). Throws
-/// config_error naming gpu.engine_blocks when the blocks given cannot serve every queue.
+/// engine has gpu.engine_blocks blocks of gpu.engine_warps_per_block warps; automatic (0): 16
+/// warps per block and 16 blocks, more when the queues need them (a warp serves at most 32
+/// queues), and with ordering queues the blocks their warps need beside the application's (one for
+/// up to 16 drives; drives_config::engine_app_warps) where those warps stay within an eighth of
+/// all. Throws config_error naming gpu.engine_blocks when the blocks given cannot serve every
+/// queue.
 drives_config drives_config_of(const run_config& c);
 
 }  // namespace bam::emu::gpu

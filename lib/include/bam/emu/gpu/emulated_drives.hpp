@@ -62,6 +62,10 @@ struct drives_config {
   std::uint32_t queue_entries = 1024;  ///< SQ and CQ entries
   std::uint32_t engine_blocks = 8;     ///< persistent blocks (at most one per SM is intended)
   std::uint32_t engine_warps_per_block = 16;
+  /// With ordering queues: the warps the application's queues are dealt over; the drives' ordering
+  /// queues get the warps after them, one each (serving_order.hpp). 0: every warp the ordering
+  /// warps leave. drives_config_of sets it when it adds a block for the ordering warps.
+  std::uint32_t engine_app_warps = 0;
   /// Queue handover (docs/gpu-engine.md, "Queue handover"): an engine warp whose turns stay
   /// full gives queues away to warps with time to spare, so that no queue waits on one busy SM
   /// for the whole run. Off: each queue stays with the lane the serving order gives it.

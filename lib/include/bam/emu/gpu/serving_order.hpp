@@ -19,22 +19,28 @@ inline constexpr std::uint32_t no_served_queue = ~0u;
 /// other queues' data: on an H200 at the 10-SSD 1 GiB point (hardware protocol) each drive's
 /// ordering reads, one at a time, took about 50 to 360 us (inferred from their counts), and every
 /// read of the drive waits for one (docs/gpu-engine.md, "The ordering read's warp"; one warp for
-/// all of them lost 6-8 % where each drive has few reads in flight).
+/// all of them lost 6-8 % where each drive has few reads in flight). `apps` (0: warps - ordering):
+/// the warps the application's queues are dealt over, the ordering warps right after them; both
+/// must fit the `warps` there are.
 [[nodiscard]] BAM_HD constexpr bool ordering_warp(std::uint32_t drives,
                                                   std::uint32_t queues_per_drive,
-                                                  std::uint32_t warps,
-                                                  std::uint32_t ordering) noexcept {
-  return ordering != 0 && ordering <= warps / 8 &&
-         std::uint64_t{drives} * queues_per_drive <= std::uint64_t{warps - ordering} * 32;
+                                                  std::uint32_t warps, std::uint32_t ordering,
+                                                  std::uint32_t apps = 0) noexcept {
+  const std::uint32_t first = apps != 0 ? apps : warps - ordering;
+  return ordering != 0 && ordering <= warps / 8 && apps <= warps && ordering <= warps - first &&
+         std::uint64_t{drives} * queues_per_drive <= std::uint64_t{first} * 32;
 }
 
 /// The engine queue at place `place` of the serving order, with `warps` engine warps (warp w's
 /// lane j is place w + j * warps; drive d's application queue i is engine queue
 /// d * queues_per_drive + i, and the drives' `ordering` queues follow them), or no_served_queue.
 ///
-/// With ordering warps (ordering_warp): lane 0 of warp warps - ordering + k serves ordering queue
-/// k and its other lanes nothing, and the application's queues are placed over the other warps
-/// as below (place w + j * (warps - ordering) of their order is warp w's lane j).
+/// With ordering warps (ordering_warp): the application's queues are placed over the first
+/// `apps` warps (0: warps - ordering) as below (place w + j * apps of their order is warp w's lane
+/// j), lane 0 of warp apps + k serves ordering queue k and its other lanes nothing, and warps past
+/// apps + ordering serve nothing. An engine launched with its ordering warps beside the
+/// application's (drives_config::engine_app_warps) keeps the application's queues spread as
+/// evenly as without ordering queues.
 ///
 /// When the application's queues outnumber the warps (a warp serves several), they are dealt out
 /// number by number across the drives: place i * drives + d is drive d's queue i. A client that
@@ -52,11 +58,13 @@ inline constexpr std::uint32_t no_served_queue = ~0u;
 [[nodiscard]] BAM_HD constexpr std::uint32_t served_queue(std::uint32_t place, std::uint32_t drives,
                                                           std::uint32_t queues_per_drive,
                                                           std::uint32_t warps,
-                                                          std::uint32_t ordering = 0) noexcept {
+                                                          std::uint32_t ordering = 0,
+                                                          std::uint32_t apps = 0) noexcept {
   const std::uint32_t app = drives * queues_per_drive;
-  if (ordering_warp(drives, queues_per_drive, warps, ordering)) {
-    const std::uint32_t w = place % warps, lane = place / warps, first = warps - ordering;
-    if (w >= first) return lane == 0 ? app + (w - first) : no_served_queue;
+  if (ordering_warp(drives, queues_per_drive, warps, ordering, apps)) {
+    const std::uint32_t w = place % warps, lane = place / warps,
+                        first = apps != 0 ? apps : warps - ordering;
+    if (w >= first) return lane == 0 && w - first < ordering ? app + (w - first) : no_served_queue;
     place = lane * first + w;  // the place in the application's order over the other warps
     if (place >= app) return no_served_queue;
     warps = first;
