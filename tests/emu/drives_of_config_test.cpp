@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "bam/config/config_io.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
@@ -119,21 +121,31 @@ TEST(DrivesOfConfig, AnAutomaticEngineAddsABlockForTheOrderingWarpsBesideTheAppl
   c.gpu.engine_blocks = 16;  // a shape given: as given, the ordering warps taken from it
   EXPECT_EQ(emu::gpu::drives_config_of(c).engine_blocks, 16u);
   EXPECT_EQ(emu::gpu::drives_config_of(c).engine_app_warps, 0u);
-  // 17 to 38 SSDs take as many blocks more as their ordering warps fill (16 warps each), so long
+  // Queues that have a warp each beside the ordering warps (1 SSD x 128 + 1: 129 of 256 warps;
+  // 254 + 2) take no block more; one more queue (2 x 128 + 2 = 258) does.
+  for (const auto& [ssds, pairs, blocks] :
+       {std::tuple{1u, 128u, 16u}, {2u, 127u, 16u}, {2u, 128u, 17u}, {1u, 1u, 16u}}) {
+    run_config few = with_queues(ssds, pairs);
+    few.storage.protocol = storage_protocol::hardware;
+    const emu::gpu::drives_config f = emu::gpu::drives_config_of(few);
+    EXPECT_EQ(f.engine_blocks, blocks) << ssds << " x " << pairs;
+    EXPECT_EQ(f.engine_app_warps, blocks == 16 ? 0u : 256u) << ssds << " x " << pairs;
+  }
+  // 16 to 38 SSDs take as many blocks more as their ordering warps fill (16 warps each), so long
   // as those stay within an eighth of all the warps.
   for (const auto& [ssds, blocks] :
        {std::pair{16u, 17u}, {17u, 18u}, {32u, 18u}, {33u, 19u}, {38u, 19u}}) {
-    run_config more = with_queues(ssds, 8);
+    run_config more = with_queues(ssds, 16);
     more.storage.protocol = storage_protocol::hardware;
     const emu::gpu::drives_config m = emu::gpu::drives_config_of(more);
     EXPECT_EQ(m.engine_blocks, blocks) << ssds << " SSDs";
     EXPECT_EQ(m.engine_app_warps, 256u) << ssds << " SSDs";
-    EXPECT_LE(ssds * 8, m.engine_app_warps * 32) << ssds << " SSDs";
+    EXPECT_LE(ssds * 16, m.engine_app_warps * 32) << ssds << " SSDs";
   }
   // 39 and 40 SSDs' ordering warps would be more than an eighth of 16 + 3 blocks: no block more,
   // the ordering queues served among the application's.
   for (const std::uint32_t ssds : {39u, 40u}) {
-    run_config many = with_queues(ssds, 8);
+    run_config many = with_queues(ssds, 16);
     many.storage.protocol = storage_protocol::hardware;
     EXPECT_EQ(emu::gpu::drives_config_of(many).engine_blocks, 16u) << ssds << " SSDs";
     EXPECT_EQ(emu::gpu::drives_config_of(many).engine_app_warps, 0u) << ssds << " SSDs";

@@ -122,7 +122,7 @@ TEST(NbbGpu, EmulatedLargeSequentialIosUsePrpLists) {
 TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
   temp_dir dir;
   const json doc = run_report({"--backend", "emulated", "--ssds",
-                               "2",         "--pairs",  "8",
+                               "2",         "--pairs",  "128",
                                "--threads", "8192",     "--outstanding",
                                "1",         "--ios",    "100000",
                                "--op",      "mixed",    "--io-size",
@@ -153,7 +153,7 @@ TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
     } else {
       EXPECT_EQ(ordering, 0u);
     }
-    // The automatic engine: 16 blocks of 16 warps for the application's queues, and in the
+    // The automatic engine: 16 blocks of 16 warps for the application's 256 queues, and in the
     // hardware protocol a block more for the 2 ordering warps beside them (drives_config_of).
     const bool hw = protocol == "hardware";
     EXPECT_EQ(st["engine_blocks"], hw ? 17u : 16u);

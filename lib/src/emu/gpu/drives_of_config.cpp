@@ -48,11 +48,14 @@ drives_config drives_config_of(const run_config& c) {
   dc.engine_blocks = static_cast<std::uint32_t>(
       c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : std::max<std::uint64_t>(16, least));
   // The drives' ordering queues get warps of their own beside the application's (an automatic
-  // shape only): a block more, so that the application's queues keep the even spread they have
-  // without ordering queues (docs/gpu-engine.md, "What it cost").
-  if (dc.ordering_queues && c.gpu.engine_blocks == 0) {
+  // shape only) where the application's queues outnumber the warps the ordering warps would leave
+  // them: the blocks they need more, so that those queues keep the even spread they have without
+  // ordering queues (docs/gpu-engine.md, "The ordering warps beside the application's"). Fewer
+  // queues have a warp each either way, and the engine no SM more.
+  const auto n = static_cast<std::uint32_t>(dc.drives.size());
+  if (dc.ordering_queues && c.gpu.engine_blocks == 0 &&
+      std::uint64_t{n} * dc.queues_per_drive + n > std::uint64_t{dc.engine_blocks} * warps) {
     const std::uint32_t apps = dc.engine_blocks * warps;
-    const auto n = static_cast<std::uint32_t>(dc.drives.size());
     const std::uint32_t more = (n + warps - 1) / warps;
     const std::uint32_t total = apps + more * warps;
     if (ordering_warp(n, dc.queues_per_drive, total, n, apps)) {
