@@ -8,6 +8,7 @@
 
 #include "bam/config/config_io.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
+#include "bam/emu/gpu/serving_order.hpp"
 
 namespace bam {
 namespace {
@@ -140,7 +141,10 @@ TEST(DrivesOfConfig, AnAutomaticEngineAddsABlockForTheOrderingWarpsBesideTheAppl
     const emu::gpu::drives_config m = emu::gpu::drives_config_of(more);
     EXPECT_EQ(m.engine_blocks, blocks) << ssds << " SSDs";
     EXPECT_EQ(m.engine_app_warps, 256u) << ssds << " SSDs";
-    EXPECT_LE(ssds * 16, m.engine_app_warps * 32) << ssds << " SSDs";
+    // What emulated_drives asserts of a shape with application warps.
+    EXPECT_TRUE(emu::gpu::ordering_warp(ssds, 16, m.engine_blocks * m.engine_warps_per_block, ssds,
+                                        m.engine_app_warps))
+        << ssds << " SSDs";
   }
   // 39 and 40 SSDs' ordering warps would be more than an eighth of 16 + 3 blocks: no block more,
   // the ordering queues served among the application's.
@@ -155,6 +159,7 @@ TEST(DrivesOfConfig, AnAutomaticEngineAddsABlockForTheOrderingWarpsBesideTheAppl
   big.storage.protocol = storage_protocol::hardware;
   EXPECT_EQ(emu::gpu::drives_config_of(big).engine_blocks, 22u);
   EXPECT_EQ(emu::gpu::drives_config_of(big).engine_app_warps, 21u * 16);
+  EXPECT_TRUE(emu::gpu::ordering_warp(10, 1024, 22 * 16, 10, 21 * 16));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <chrono>
 #include <cstdint>
@@ -19,6 +20,7 @@
 #include "bam/config/run_config.hpp"
 #include "bam/detail/clock.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/emu/gpu/serving_order.hpp"
 #include "bam/emu/timing_presets.hpp"
 #include "bam/nvme/prp.hpp"
 #include "bam/queue/block_io.hpp"
@@ -239,6 +241,31 @@ struct integrity_rig {
   }
 };
 
+/// Where start() put the engine (emulated_drives::start_warps, engine_sms) is what the serving
+/// order says for the shape the drives were built with (`apps`: drives_config::engine_app_warps),
+/// and every block has an SM of its own.
+void expect_placement(const bam::emu::gpu::emulated_drives& drives,
+                      const bam::emu::gpu::drives_config& cfg) {
+  const auto n = static_cast<std::uint32_t>(cfg.drives.size());
+  const std::uint32_t warps = cfg.engine_blocks * cfg.engine_warps_per_block;
+  const std::uint32_t ordering = cfg.ordering_queues ? n : 0;
+  std::vector<std::uint32_t> expected(cfg.engine_queues(), ~0u);
+  for (std::uint32_t place = 0; place < 32 * warps; ++place) {
+    const std::uint32_t q = bam::emu::gpu::served_queue(place, n, cfg.queues_per_drive, warps,
+                                                        ordering, cfg.engine_app_warps);
+    if (q < expected.size()) expected[q] = place % warps;
+  }
+  EXPECT_EQ(drives.start_warps(), expected);
+  std::vector<std::uint32_t> sms = drives.engine_sms();
+  ASSERT_EQ(sms.size(), cfg.engine_blocks);
+  int device = 0, count = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  std::sort(sms.begin(), sms.end());
+  EXPECT_EQ(std::adjacent_find(sms.begin(), sms.end()), sms.end()) << "two blocks on one SM";
+  EXPECT_LT(sms.back(), static_cast<std::uint32_t>(count));
+}
+
 class MillionThreads
     : public ::testing::TestWithParam<std::tuple<std::uint32_t, storage_protocol>> {};
 
@@ -257,6 +284,12 @@ TEST_P(MillionThreads, EveryReadReturnsTheDataLastWritten) {
     if (hardware) EXPECT_EQ(drives.hardware_ref().ordering_parameters().timeout_ns, 7'000'000'000u);
     double seconds = 0;
     rig.run(drives, &seconds);
+    // 16 x 16 given: the ordering queues on the last warps (256 - n_drives + k), the
+    // application's on the others.
+    expect_placement(drives, cfg);
+    if (hardware)
+      for (std::uint32_t k = 0; k < n_drives; ++k)
+        EXPECT_EQ(drives.start_warps()[n_drives * 128 + k], 256 - n_drives + k) << k;
     rig.expect_clean(drives);
     std::uint64_t ordering = 0;
     for (const auto& st : drives.stats())
@@ -283,11 +316,13 @@ INSTANTIATE_TEST_SUITE_P(Drives, MillionThreads,
                                   bam::to_string(std::get<1>(info.param));
                          });
 
-// The hardware protocol's automatic engine (drives_config_of): the application's queues on 256
-// warps as without ordering queues, each drive's ordering queue on a warp of a 17th block beside
-// them (drives_config::engine_app_warps), the warps after those serving nothing until the
-// handover gives them queues. Every read returns the data last written and every drive's ordering
-// queue was served.
+// The shape drives_config_of gives the hardware protocol where the application's queues
+// outnumber the warps the ordering warps would leave (2 x 128 and up; run here at 1 drive too,
+// given): the application's queues on 256 warps as without ordering queues, each drive's
+// ordering queue on a warp after them (drives_config::engine_app_warps), the warps after those
+// serving nothing until the handover gives them queues. The engine started where the serving
+// order says (ordering queue k on warp 256 + k), every read returns the data last written and
+// every drive's ordering queue was served.
 class OrderingBeside : public ::testing::TestWithParam<std::uint32_t> {};
 
 TEST_P(OrderingBeside, EveryReadReturnsTheDataLastWritten) {
@@ -301,6 +336,15 @@ TEST_P(OrderingBeside, EveryReadReturnsTheDataLastWritten) {
   {
     bam::emu::gpu::emulated_drives drives(cfg);
     EXPECT_EQ(drives.engine_warps(), 272u);
+    EXPECT_EQ(drives.engine_app_warps(), 256u);
+    EXPECT_TRUE(drives.start_warps().empty());  // before the first start()
+    drives.start();
+    expect_placement(drives, cfg);
+    for (std::uint32_t k = 0; k < n_drives; ++k)
+      EXPECT_EQ(drives.start_warps()[n_drives * 128 + k], 256 + k) << "ordering queue " << k;
+    for (std::uint32_t q = 0; q < n_drives * 128; ++q)
+      EXPECT_LT(drives.start_warps()[q], 256u) << "queue " << q;
+    drives.stop();
     rig.run(drives);
     rig.expect_clean(drives);
     for (std::uint32_t d = 0; d < n_drives; ++d)
@@ -322,7 +366,11 @@ TEST(GpuDrives, ApplicationWarpsWithoutRoomForTheOrderingWarpsAreRefused) {
   no_ordering.engine_app_warps = 256;
   bam::emu::gpu::drives_config too_few = rig.config(10, 128, 17, 16);
   too_few.engine_app_warps = 32;  // 1280 queues need 40 warps of 32
-  for (const auto* cfg : {&no_room, &no_ordering, &too_few}) {
+  bam::emu::gpu::drives_config too_many = rig.config(10, 128, 17, 16);
+  too_many.engine_app_warps = 273;  // more than the 272 warps there are
+  bam::emu::gpu::drives_config past_an_eighth = rig.config(40, 8, 19, 16);
+  past_an_eighth.engine_app_warps = 256;  // 40 ordering warps > 304 / 8
+  for (const auto* cfg : {&no_room, &no_ordering, &too_few, &too_many, &past_an_eighth}) {
     try {
       bam::emu::gpu::emulated_drives drives(*cfg);
       ADD_FAILURE() << "engine_app_warps " << cfg->engine_app_warps << " was accepted";

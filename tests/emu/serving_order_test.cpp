@@ -130,6 +130,39 @@ TEST(ServingOrder, OrderingWarpsBesideTheApplicationsKeepItsSpread) {
   // The application's queues must fit the warps given them, and the ordering warps the rest.
   EXPECT_FALSE(ordering_warp(10, 1024, 272, 10, 256));  // 10240 queues > 256 x 32
   EXPECT_FALSE(ordering_warp(10, 128, 262, 10, 256));   // 6 warps left for 10 ordering queues
+  EXPECT_FALSE(ordering_warp(10, 128, 272, 10, 273));   // more application warps than warps
+  EXPECT_FALSE(ordering_warp(40, 16, 304, 40, 256));    // 40 ordering warps > 304 / 8
+}
+
+TEST(ServingOrder, TheShapesBesideServeEveryQueueExactlyOnce) {
+  // The shapes drives_config_of makes with the ordering warps beside the application's: 17 SSDs
+  // x 16 (288 warps, 15 after the ordering warps), 10 x 1024 (352 warps, 336 for the
+  // application's queues, which outnumber them: dealt out across the drives), 16 x 16 of 8-warp
+  // blocks (144 warps: 2 blocks of 8 for the 16 ordering warps).
+  struct beside {
+    std::uint32_t drives, queues_per_drive, warps, apps;
+  };
+  for (const beside b : {beside{17, 16, 288, 256}, beside{10, 1024, 352, 336},
+                         beside{16, 16, 144, 128}, beside{2, 128, 272, 256}}) {
+    ASSERT_TRUE(ordering_warp(b.drives, b.queues_per_drive, b.warps, b.drives, b.apps))
+        << b.drives << " x " << b.queues_per_drive << " on " << b.warps;
+    const std::uint32_t app = b.drives * b.queues_per_drive, n = app + b.drives;
+    std::vector<int> seen(n, 0);
+    for (std::uint32_t place = 0; place < 32 * b.warps; ++place) {
+      const std::uint32_t q =
+          served_queue(place, b.drives, b.queues_per_drive, b.warps, b.drives, b.apps);
+      if (q == no_served_queue) continue;
+      ASSERT_LT(q, n) << b.drives << " x " << b.queues_per_drive << ", place " << place;
+      ++seen[q];
+      // The application's queues on its warps, ordering queue k on warp apps + k.
+      if (q < app)
+        EXPECT_LT(place % b.warps, b.apps) << "queue " << q;
+      else
+        EXPECT_EQ(place % b.warps, b.apps + (q - app)) << "ordering queue " << q - app;
+    }
+    for (std::uint32_t q = 0; q < n; ++q)
+      EXPECT_EQ(seen[q], 1) << b.drives << " x " << b.queues_per_drive << ", queue " << q;
+  }
 }
 
 using order = std::function<std::uint32_t(std::uint32_t place)>;

@@ -201,9 +201,6 @@ nlohmann::json gpu_backend_base::measure_ceilings(const run_config& c) {
 
 struct emulated_backend::impl {
   std::unique_ptr<emu::gpu::emulated_drives> drives;
-  /// The engine's shape (drives_config_of): blocks (one per SM intended) and the warps the
-  /// application's queues are dealt over (0: all but the ordering warps).
-  std::uint32_t engine_blocks = 0, engine_app_warps = 0;
   bool preloaded = false;
 };
 
@@ -219,8 +216,6 @@ void emulated_backend::open(const run_config& c) {
   const emu::gpu::drives_config dc = emu::gpu::drives_config_of(c);
   try {
     impl_->drives = std::make_unique<emu::gpu::emulated_drives>(dc);
-    impl_->engine_blocks = dc.engine_blocks;
-    impl_->engine_app_warps = dc.engine_app_warps;
   } catch (const std::invalid_argument& e) {
     throw config_error("storage", e.what());
   }
@@ -291,8 +286,9 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
       commands != 0 ? double(sq + cq) / double(commands) : 0.0;
   out.tool_stats["thread_mapping"] = mapping_doc(c.gpu.queue_mapping);
   out.tool_stats["engine_warps"] = drives.engine_warps();
-  out.tool_stats["engine_blocks"] = impl_->engine_blocks;
-  out.tool_stats["engine_app_warps"] = impl_->engine_app_warps;
+  out.tool_stats["engine_blocks"] = drives.engine_blocks();
+  out.tool_stats["engine_app_warps"] = drives.engine_app_warps();
+  out.tool_stats["engine_sms"] = drives.engine_sms();  // block b on SM engine_sms[b]
   out.tool_stats["engine_handovers"] = drives.handovers();
   out.tool_stats["gpu_timer_rate"] = drives.timer_rate();
   return out;

@@ -98,7 +98,11 @@ struct emulated_drives::impl {
   // [52..53] handovers (device)
   std::uint32_t* control = nullptr;
   detail::engine_queue_record* records = nullptr;  // handover: [n_queues] (device)
-  unsigned long long* pool = nullptr;              // handover: [pool_slots] (device)
+  // Where the last start() put the engine (engine_params::start_warp_of, block_sm): device
+  // [n_queues + engine_blocks], and its host copy.
+  std::uint32_t* placement = nullptr;
+  std::vector<std::uint32_t> start_warps, block_sms;
+  unsigned long long* pool = nullptr;  // handover: [pool_slots] (device)
   std::uint32_t pool_slots = 0;
   std::uint64_t handovers = 0;          // read at stop()
   std::uint32_t* stop_value = nullptr;  // pinned host word
@@ -137,6 +141,7 @@ struct emulated_drives::impl {
     cudaFree(ordering);
     cudaFree(control);
     cudaFree(records);
+    cudaFree(placement);
     cudaFree(pool);
     if (stop_value != nullptr) cudaFreeHost(stop_value);
     if (engine_stream != nullptr) cudaStreamDestroy(engine_stream);
@@ -166,14 +171,11 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     m.n_queues = static_cast<std::uint32_t>(cfg.engine_queues());
     m.warps = cfg.engine_blocks * cfg.engine_warps_per_block;
     // drives_config_of sets engine_app_warps only where the ordering warps fit beside them.
-    BAM_EXPECTS(
-        cfg.engine_app_warps == 0 ||
-            (cfg.ordering_queues &&
-             ordering_warp(static_cast<std::uint32_t>(cfg.drives.size()), cfg.queues_per_drive,
-                           m.warps, static_cast<std::uint32_t>(cfg.drives.size()),
-                           cfg.engine_app_warps)),
-        "emulated_drives: engine_app_warps needs ordering queues, the application's "
-        "queues within them and each drive's ordering warp after them");
+    BAM_EXPECTS(cfg.engine_app_warps == 0 ||
+                    (cfg.ordering_queues && ordering_warp(n_drives, cfg.queues_per_drive, m.warps,
+                                                          n_drives, cfg.engine_app_warps)),
+                "emulated_drives: engine_app_warps needs ordering queues, the application's "
+                "queues within them and each drive's ordering warp after them");
     if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
       throw std::invalid_argument(
           "emulated_drives: engine needs 1..16 warps per block and >= 1 block");
@@ -209,6 +211,8 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     check(cudaMalloc(&m.drives, n_drives * sizeof(detail::engine_drive)), "cudaMalloc drives");
     check(cudaMalloc(&m.stats, m.n_queues * sizeof(detail::engine_queue_stats)),
           "cudaMalloc stats");
+    check(cudaMalloc(&m.placement, (m.n_queues + cfg.engine_blocks) * sizeof(std::uint32_t)),
+          "cudaMalloc placement");
     if (cfg.engine_handover) {
       m.pool_slots = std::bit_ceil(m.n_queues);
       check(cudaMalloc(&m.records, m.n_queues * sizeof(detail::engine_queue_record)),
@@ -367,6 +371,22 @@ std::uint32_t emulated_drives::engine_warps() const {
   return impl_->warps;
 }
 
+const std::vector<std::uint32_t>& emulated_drives::start_warps() const {
+  return impl_->start_warps;
+}
+
+const std::vector<std::uint32_t>& emulated_drives::engine_sms() const {
+  return impl_->block_sms;
+}
+
+std::uint32_t emulated_drives::engine_blocks() const {
+  return impl_->cfg.engine_blocks;
+}
+
+std::uint32_t emulated_drives::engine_app_warps() const {
+  return impl_->cfg.engine_app_warps;
+}
+
 std::uint64_t emulated_drives::handovers() const {
   return impl_->handovers;
 }
@@ -424,6 +444,9 @@ void emulated_drives::start() {
   check(cudaMemsetAsync(m.control, 0, 64 * sizeof(std::uint32_t), s), "clear control");
   check(cudaMemsetAsync(m.stats, 0, m.n_queues * sizeof(detail::engine_queue_stats), s),
         "clear stats");
+  check(cudaMemsetAsync(m.placement, 0xff,
+                        (m.n_queues + m.cfg.engine_blocks) * sizeof(std::uint32_t), s),
+        "clear placement");
   if (m.ordering != nullptr)
     check(cudaMemsetAsync(m.ordering, 0, m.ordering_layout.pointers, s), "clear ordering");
   if (m.pool != nullptr)
@@ -495,20 +518,22 @@ void emulated_drives::start() {
   check(cudaMemcpyAsync(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice, s),
         "copy drives");
   check(cudaStreamSynchronize(s), "copy drives");
-  detail::engine_params p{m.queues,
-                          m.n_queues,
-                          m.drives,
-                          m.stats,
-                          m.control,
-                          m.control + 32,
-                          m.warps,
-                          m.cfg.engine_app_warps,
-                          timer_base,
-                          m.recovery ? m.admin : nullptr,
-                          n_drives,
-                          m.cfg.queues_per_drive,
-                          detail::abort_tables{},
-                          detail::engine_handover{}};
+  detail::engine_params p{.queues = m.queues,
+                          .n_queues = m.n_queues,
+                          .drives = m.drives,
+                          .stats = m.stats,
+                          .stop = m.control,
+                          .started = m.control + 32,
+                          .total_warps = m.warps,
+                          .app_warps = m.cfg.engine_app_warps,
+                          .timer_base = timer_base,
+                          .admin = m.recovery ? m.admin : nullptr,
+                          .n_drives = n_drives,
+                          .queues_per_drive = m.cfg.queues_per_drive,
+                          .aborts = detail::abort_tables{},
+                          .handover = detail::engine_handover{},
+                          .start_warp_of = m.placement,
+                          .block_sm = m.placement + m.n_queues};
   if (m.recovery) {
     p.aborts.words = m.abort_words;
     p.aborts.queue_words = static_cast<std::uint32_t>(m.abort_queue_words);
@@ -546,6 +571,14 @@ void emulated_drives::start() {
       throw std::runtime_error("emulated_drives: only " + std::to_string(started) + " of " +
                                std::to_string(m.warps) + " engine warps became resident in 20 s");
     std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  {  // Every warp has written where it started before it counted itself as started.
+    std::vector<std::uint32_t> h(m.n_queues + m.cfg.engine_blocks);
+    check(cudaMemcpyAsync(h.data(), m.placement, h.size() * sizeof h[0], cudaMemcpyDeviceToHost, s),
+          "read placement");
+    check(cudaStreamSynchronize(s), "read placement");
+    m.start_warps.assign(h.begin(), h.begin() + m.n_queues);
+    m.block_sms.assign(h.begin() + m.n_queues, h.end());
   }
   if (m.recovery) {
     std::vector<detail::gpu_recovery::drive> watched;

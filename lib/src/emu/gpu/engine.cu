@@ -290,7 +290,15 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
                      p.n_queues - p.n_drives * p.queues_per_drive, p.app_warps);
   w.have = w.q < p.n_queues;
   w.Q = engine_queue{};
-  if (w.have) w.Q = p.queues[w.q];
+  if (w.have) {
+    w.Q = p.queues[w.q];
+    p.start_warp_of[w.q] = warp;
+  }
+  if (threadIdx.x == 0) {
+    std::uint32_t sm;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    p.block_sm[blockIdx.x] = sm;
+  }
   w.sq_head = 0;
   w.sq_fetched = 0;
   w.cq_tail = 0;

@@ -169,6 +169,10 @@ struct engine_params {
   std::uint32_t queues_per_drive;  ///< application queues per drive (SQID i + 1: queue i)
   abort_tables aborts;             ///< recovery on: the held tables and abort rings; else empty
   engine_handover handover;        ///< handover on: its records and pool; else empty
+  /// Where the engine started (written once at start, for tests and reports): [n_queues] the
+  /// warp that took each queue (~0u: none), [blocks] the SM each block runs on.
+  std::uint32_t* start_warp_of;
+  std::uint32_t* block_sm;
 };
 
 /// Pending completions per engine warp (shared memory).

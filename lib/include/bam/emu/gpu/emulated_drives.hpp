@@ -140,8 +140,9 @@ struct drive_parameters {
 
 class emulated_drives {
  public:
-  /// Allocates queues, media and engine state; throws std::runtime_error on CUDA errors and
-  /// std::invalid_argument on impossible configurations.
+  /// Allocates queues, media and engine state; throws std::runtime_error on CUDA errors,
+  /// std::invalid_argument on impossible configurations and std::logic_error (BAM_EXPECTS) on
+  /// values a caller's config layer decides (drives_config_of), e.g. engine_app_warps.
   explicit emulated_drives(const drives_config& cfg);
   ~emulated_drives();
   emulated_drives(const emulated_drives&) = delete;
@@ -185,6 +186,16 @@ class emulated_drives {
   /// Writes file-backed media back to their files (engine stopped).
   void flush_media();
   std::uint32_t engine_warps() const;
+  /// The engine's shape as configured: its blocks (one per SM intended) and the warps the
+  /// application's queues are dealt over (drives_config::engine_app_warps; 0: all but the
+  /// ordering warps).
+  std::uint32_t engine_blocks() const;
+  std::uint32_t engine_app_warps() const;
+  /// Where the last start() put the engine: the warp that took each engine queue
+  /// (drives_config::engine_queues() of them: the drives' queues, then the ordering queues;
+  /// ~0u: none), and the SM each engine block runs on (%smid). Empty before the first start().
+  const std::vector<std::uint32_t>& start_warps() const;
+  const std::vector<std::uint32_t>& engine_sms() const;
   /// Queues engine warps gave away (drives_config::engine_handover: put in the pool) in the last
   /// run, read at stop(). Each was taken by a warp with a free lane, which may be the one that gave
   /// it away; a queue still in the pool at stop() is counted too.
