@@ -690,8 +690,8 @@ std::vector<field> fields_of(run_config& c) {
                          "at most one per SM intended (0: automatic, 16 or more when the queues "
                          "need them, each warp serving at most 32 queues; storage.protocol "
                          "hardware adds the blocks its per-SSD ordering queues' warps need, one "
-                         "for up to 16 SSDs, where the other queues outnumber the warps those "
-                         "would leave them)"));
+                         "per 16 SSDs at 16 warps a block, where the other queues outnumber the "
+                         "warps those would leave them)"));
   f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0,
                          emu::gpu::max_engine_warps_per_block,
                          "emulated backends: warps per engine block (0: automatic, 16)"));

@@ -12,21 +12,29 @@ namespace bam::emu::gpu {
 /// nothing).
 inline constexpr std::uint32_t no_served_queue = ~0u;
 
+/// The warps the application's queues are dealt over when the ordering queues have warps of their
+/// own: `apps` (drives_config::engine_app_warps, the ordering warps right after them), or (0) all
+/// but the last `ordering` warps.
+[[nodiscard]] BAM_HD constexpr std::uint32_t application_warps(std::uint32_t warps,
+                                                               std::uint32_t ordering,
+                                                               std::uint32_t apps) noexcept {
+  return apps != 0 ? apps : warps - ordering;
+}
+
 /// Whether each of the drives' `ordering` queues (§4.4 ordering reads, one per drive; 0: none)
-/// gets an engine warp of its own, the last `ordering` warps: when they are at most an eighth of
-/// the warps and the application's queues fit the other warps' lanes. Otherwise they share warps
-/// with the application's queues, and a drive's ordering read then waits for turns that move
-/// other queues' data: on an H200 at the 10-SSD 1 GiB point (hardware protocol) each drive's
-/// ordering reads, one at a time, took about 50 to 360 us (inferred from their counts), and every
-/// read of the drive waits for one (docs/gpu-engine.md, "The ordering read's warp"; one warp for
-/// all of them lost 6-8 % where each drive has few reads in flight). `apps` (0: warps - ordering):
-/// the warps the application's queues are dealt over, the ordering warps right after them; both
-/// must fit the `warps` there are.
+/// gets an engine warp of its own, right after the application_warps(warps, ordering, apps): when
+/// they are at most an eighth of the `warps`, fit after the application's warps, and the
+/// application's queues fit those warps' lanes. Otherwise they share warps with the application's
+/// queues, and a drive's ordering read then waits for turns that move other queues' data: on an
+/// H200 at the 10-SSD 1 GiB point (hardware protocol) each drive's ordering reads, one at a time,
+/// took about 50 to 360 us (inferred from their counts), and every read of the drive waits for one
+/// (docs/gpu-engine.md, "The ordering read's warp"; one warp for all of them lost 6-8 % where
+/// each drive has few reads in flight).
 [[nodiscard]] BAM_HD constexpr bool ordering_warp(std::uint32_t drives,
                                                   std::uint32_t queues_per_drive,
                                                   std::uint32_t warps, std::uint32_t ordering,
                                                   std::uint32_t apps = 0) noexcept {
-  const std::uint32_t first = apps != 0 ? apps : warps - ordering;
+  const std::uint32_t first = application_warps(warps, ordering, apps);
   return ordering != 0 && ordering <= warps / 8 && apps <= warps && ordering <= warps - first &&
          std::uint64_t{drives} * queues_per_drive <= std::uint64_t{first} * 32;
 }
@@ -63,7 +71,7 @@ inline constexpr std::uint32_t no_served_queue = ~0u;
   const std::uint32_t app = drives * queues_per_drive;
   if (ordering_warp(drives, queues_per_drive, warps, ordering, apps)) {
     const std::uint32_t w = place % warps, lane = place / warps,
-                        first = apps != 0 ? apps : warps - ordering;
+                        first = application_warps(warps, ordering, apps);
     if (w >= first) return lane == 0 && w - first < ordering ? app + (w - first) : no_served_queue;
     place = lane * first + w;  // the place in the application's order over the other warps
     if (place >= app) return no_served_queue;
