@@ -310,7 +310,12 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   if (!w.have) w.q = ~0u;  // no queue: no held table, no abort ring
 
   __syncwarp();
-  if (w.lane == 0) atomicAdd(p.started, 1u);
+  if (w.lane == 0) {
+    // The warp's start_warp_of and block_sm writes (every lane's, ordered by the __syncwarp)
+    // before the count start() waits for and then reads them after.
+    __threadfence();
+    atomicAdd(p.started, 1u);
+  }
   return w;
 }
 
