@@ -10,6 +10,7 @@
 
 #include "bam/detail/atomic.hpp"
 #include "bam/detail/macros.hpp"
+#include "bam/detail/sm_id.hpp"
 #include "bam/nvme/spec.hpp"
 
 namespace bam {
@@ -66,9 +67,7 @@ struct cache_counters {
   /// The shard the calling thread counts its accesses in.
   BAM_HD cache_access_shard& my_access_shard() {
 #if BAM_DEVICE_CODE
-    unsigned sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    return access[sm % cache_access_shards];
+    return access[bam::detail::sm_id() % cache_access_shards];
 #else
     static std::atomic<std::uint32_t> next{0};
     thread_local const std::uint32_t mine = next.fetch_add(1, std::memory_order_relaxed);

@@ -12,6 +12,7 @@
 #endif
 
 #include "bam/detail/macros.hpp"
+#include "bam/detail/sm_id.hpp"
 #include "bam/queue/queue_pair_ref.hpp"
 #include "bam/queue/queue_state.hpp"
 
@@ -69,10 +70,9 @@ class queue_set_ref {
 
   BAM_HD std::uint32_t my_queue_index() const {
 #if BAM_DEVICE_CODE
-    std::uint32_t sm = 0, warp = 0;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+    std::uint32_t warp = 0;
     asm volatile("mov.u32 %0, %%warpid;" : "=r"(warp));
-    return (sm * 64 + warp) % p_.queues_per_ssd;
+    return (bam::detail::sm_id() * 64 + warp) % p_.queues_per_ssd;
 #else
     return detail::host_thread_index() % p_.queues_per_ssd;
 #endif

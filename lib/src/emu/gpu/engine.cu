@@ -27,6 +27,7 @@
 #include <cuda/atomic>
 
 #include "bam/detail/clock.hpp"
+#include "bam/detail/sm_id.hpp"
 #include "bam/emu/gpu/serving_order.hpp"
 #include "bam/emu/nvm_processor.hpp"
 #include "bam/nvme/prp.hpp"
@@ -294,11 +295,7 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
     w.Q = p.queues[w.q];
     p.start_warp_of[w.q] = warp;
   }
-  if (threadIdx.x == 0) {
-    std::uint32_t sm;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    p.block_sm[blockIdx.x] = sm;
-  }
+  if (threadIdx.x == 0) p.block_sm[blockIdx.x] = bam::detail::sm_id();
   w.sq_head = 0;
   w.sq_fetched = 0;
   w.cq_tail = 0;
