@@ -52,9 +52,9 @@ drives_config drives_config_of(const run_config& c) {
   // them: the blocks they need more, so that those queues keep the even spread they have without
   // ordering queues (docs/gpu-engine.md, "The ordering warps beside the application's"). Fewer
   // queues have a warp each either way, and the engine no SM more.
-  const auto n = static_cast<std::uint32_t>(dc.drives.size());
   if (dc.ordering_queues && c.gpu.engine_blocks == 0 &&
-      std::uint64_t{n} * dc.queues_per_drive + n > std::uint64_t{dc.engine_blocks} * warps) {
+      queues > std::uint64_t{dc.engine_blocks} * warps) {
+    const auto n = static_cast<std::uint32_t>(dc.drives.size());
     const std::uint32_t apps = dc.engine_blocks * warps;
     const std::uint32_t more = (n + warps - 1) / warps;
     const std::uint32_t total = apps + more * warps;
