@@ -154,12 +154,21 @@ TEST(DrivesOfConfig, AnAutomaticEngineAddsABlockForTheOrderingWarpsBesideTheAppl
     EXPECT_EQ(emu::gpu::drives_config_of(many).engine_blocks, 16u) << ssds << " SSDs";
     EXPECT_EQ(emu::gpu::drives_config_of(many).engine_app_warps, 0u) << ssds << " SSDs";
   }
-  // Queues that need more than 16 blocks: the blocks more come after the ones they need.
-  run_config big = with_queues(10, 1024);  // 10,250 queues: 21 blocks of 16 warps
-  big.storage.protocol = storage_protocol::hardware;
-  EXPECT_EQ(emu::gpu::drives_config_of(big).engine_blocks, 22u);
-  EXPECT_EQ(emu::gpu::drives_config_of(big).engine_app_warps, 21u * 16);
-  EXPECT_TRUE(emu::gpu::ordering_warp(10, 1024, 22 * 16, 10, 21 * 16));
+  // Queues that need more than 16 blocks: the blocks more come after the ones the application's
+  // queues need, counted without the ordering queues (10 x 1024 = 10,240 queues fill 20 blocks
+  // exactly; with the 10 ordering queues `least` is 21, and 20 + 1 serve them all).
+  for (const auto& [ssds, app_blocks] : {std::pair{10u, 20u}, {8u, 16u}, {9u, 18u}}) {
+    run_config big = with_queues(ssds, 1024);
+    big.storage.protocol = storage_protocol::hardware;
+    const emu::gpu::drives_config b = emu::gpu::drives_config_of(big);
+    EXPECT_EQ(b.engine_blocks, app_blocks + 1) << ssds << " SSDs";
+    EXPECT_EQ(b.engine_app_warps, app_blocks * 16) << ssds << " SSDs";
+    EXPECT_GE(std::uint64_t{b.engine_blocks} * 16 * emu::gpu::queues_per_engine_warp,
+              b.engine_queues())
+        << ssds << " SSDs";
+    EXPECT_TRUE(emu::gpu::ordering_warp(ssds, 1024, b.engine_blocks * 16, ssds, app_blocks * 16))
+        << ssds << " SSDs";
+  }
 }
 
 }  // namespace

@@ -52,14 +52,20 @@ drives_config drives_config_of(const run_config& c) {
   // them: the blocks they need more, so that those queues keep the even spread they have without
   // ordering queues (docs/gpu-engine.md, "The ordering warps beside the application's"). Fewer
   // queues have a warp each either way, and the engine no SM more.
+  // The application's blocks are counted from the application's queues alone: where the ordering
+  // queues pushed `least` past 16 (8 SSDs x 1024 pairs: 8,200 queues), counting them there too
+  // would add a block they do not need.
   if (dc.ordering_queues && c.gpu.engine_blocks == 0 &&
       queues > std::uint64_t{dc.engine_blocks} * warps) {
     const auto n = static_cast<std::uint32_t>(dc.drives.size());
-    const std::uint32_t apps = dc.engine_blocks * warps;
+    const std::uint64_t app_queues = std::uint64_t{n} * dc.queues_per_drive;
+    const auto app_blocks = static_cast<std::uint32_t>(
+        std::max<std::uint64_t>(16, (app_queues + per_block - 1) / per_block));
+    const std::uint32_t apps = app_blocks * warps;
     const std::uint32_t more = (n + warps - 1) / warps;
     const std::uint32_t total = apps + more * warps;
     if (ordering_warp(n, dc.queues_per_drive, total, n, apps)) {
-      dc.engine_blocks += more;
+      dc.engine_blocks = app_blocks + more;
       dc.engine_app_warps = apps;
     }
   }

@@ -21,8 +21,9 @@ inline constexpr std::uint32_t queues_per_engine_warp = 32;
 /// storage.protocol hardware an ordering queue per drive (drives_config::ordering_queues). The
 /// engine has gpu.engine_blocks blocks of gpu.engine_warps_per_block warps; automatic (0): 16
 /// warps per block and 16 blocks, more when the queues need them (a warp serves at most 32
-/// queues), and with ordering queues the blocks their warps need beside the application's (one per
-/// 16 drives at 16 warps a block; drives_config::engine_app_warps) where the application's queues
+/// queues), and with ordering queues the blocks their warps need beside the blocks the
+/// application's queues alone need (one per 16 drives at 16 warps a block;
+/// drives_config::engine_app_warps) where the application's queues
 /// outnumber the warps the ordering warps would leave them and those stay within an eighth of all.
 /// Throws config_error naming gpu.engine_blocks when the blocks given cannot serve every queue.
 drives_config drives_config_of(const run_config& c);
