@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -162,6 +163,17 @@ TEST(CacheBenchGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
       EXPECT_GT(ordering, 0u);  // every line read was followed by one (coalesced)
     else
       EXPECT_EQ(ordering, 0u);
+    // The engine's shape and where its blocks ran, as nvm-block-bench reports them: a block per
+    // SM of its own.
+    const json& eng = st["engine"];
+    const auto blocks = eng["engine_blocks"].get<std::uint32_t>();
+    EXPECT_GT(blocks, 0u);
+    EXPECT_EQ(eng["engine_warps"].get<std::uint32_t>() % blocks, 0u);
+    const auto sms = eng["engine_sms"].get<std::vector<std::uint32_t>>();
+    EXPECT_EQ(sms.size(), blocks);
+    EXPECT_EQ(std::set<std::uint32_t>(sms.begin(), sms.end()).size(), sms.size());
+    EXPECT_TRUE(eng["engine_app_warps"].is_number_unsigned());
+    EXPECT_TRUE(eng["engine_handovers"].is_number_unsigned());
   }
 }
 

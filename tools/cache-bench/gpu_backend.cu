@@ -224,6 +224,10 @@ class emulated_protocol_backend final : public backend {
     out.tool_stats["engine"] = {
         {"ssds", ssds},
         {"engine_warps", drives.engine_warps()},
+        {"engine_blocks", drives.engine_blocks()},
+        {"engine_app_warps", drives.engine_app_warps()},
+        {"engine_sms", drives.engine_sms()},  // block b on SM engine_sms[b], at the last start
+        {"engine_handovers", drives.handovers()},
         {"gpu_timer_rate", drives.timer_rate()},
         {"note", "engine counters since its last start (each fresh cache restarts it)"}};
     out.tool_stats["timing"] = "CUDA events around the measured kernel";
