@@ -16,7 +16,8 @@
 // Each line: way, footprint GiB, block, M reads/s median (min, max), GB/s, and for the THP way
 // how much of it the kernel backed with huge pages (AnonHugePages grew by).
 //
-//   nvcc -O3 -std=c++20 -arch=sm_90 -o pinned-footprint scripts/gpu/probes/pinned-footprint.cu -lcuda
+//   nvcc -O3 -std=c++20 -arch=sm_90 -o pinned-footprint scripts/gpu/probes/pinned-footprint.cu
+//   -lcuda
 //   ./pinned-footprint [reps=5] [block=512] [GiB...]   (default footprints: 1 4 10)
 #include <cuda.h>
 #include <cuda_runtime.h>
@@ -37,13 +38,13 @@
 
 namespace {
 
-#define CK(x)                                                                  \
-  do {                                                                         \
-    cudaError_t e_ = (x);                                                      \
-    if (e_ != cudaSuccess) {                                                   \
-      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_));            \
-      std::exit(1);                                                            \
-    }                                                                          \
+#define CK(x)                                                       \
+  do {                                                              \
+    cudaError_t e_ = (x);                                           \
+    if (e_ != cudaSuccess) {                                        \
+      std::fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); \
+      std::exit(1);                                                 \
+    }                                                               \
   } while (0)
 
 __device__ std::uint64_t mix(std::uint64_t x) {
@@ -140,8 +141,8 @@ bool make(const std::string& way, std::uint64_t bytes, pinned& p) {
       return false;
     }
     p.host = a;
-    p.note += " map " + std::to_string(reinterpret_cast<std::uintptr_t>(m)) + " " +
-              std::to_string(ask);
+    p.note +=
+        " map " + std::to_string(reinterpret_cast<std::uintptr_t>(m)) + " " + std::to_string(ask);
   } else if (way == "vmm-host") {
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -220,8 +221,8 @@ int main(int argc, char** argv) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  const char* ways[] = {"hostalloc", "hostalloc-wc", "register-4k", "register-thp",
-                        "register-tlb", "vmm-host"};
+  const char* ways[] = {"hostalloc",    "hostalloc-wc", "register-4k",
+                        "register-thp", "register-tlb", "vmm-host"};
   std::printf("# %s, %d SMs, block %u B, %d reps\n", prop.name, sms, block, reps);
   for (std::uint64_t g : gib) {
     const std::uint64_t bytes = g << 30;
