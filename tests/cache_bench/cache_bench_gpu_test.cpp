@@ -167,7 +167,7 @@ TEST(CacheBenchGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
     // SM of its own.
     const json& eng = st["engine"];
     const auto blocks = eng["engine_blocks"].get<std::uint32_t>();
-    EXPECT_GT(blocks, 0u);
+    ASSERT_GT(blocks, 0u);
     EXPECT_EQ(eng["engine_warps"].get<std::uint32_t>() % blocks, 0u);
     const auto sms = eng["engine_sms"].get<std::vector<std::uint32_t>>();
     EXPECT_EQ(sms.size(), blocks);

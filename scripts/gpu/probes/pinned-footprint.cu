@@ -1,7 +1,7 @@
 // Issue 19 probe, stand-alone (not part of the build): does the fall of GPU reads of pinned host
-// memory with the footprint (H200: 99 M random 512 B reads/s over 1 GiB, 47 M over 4 GiB, 40 M
-// over 16 GiB) depend on how the memory was pinned? A real SSD's flash has no such fall, so what
-// of it the emulated drives' media can shed is the emulation medium's, not the stack's.
+// memory with the footprint (H200: 100 M random 512 B reads/s over 1 GiB, 46-49 M over 4 GiB,
+// 41 M over 16 GiB) depend on how the memory was pinned? A real SSD's flash has no such fall, so
+// what of it the emulated drives' media can shed is the emulation medium's, not the stack's.
 //
 // For each way of pinning and each footprint: allocates, fills, then times random reads of
 // `block` bytes by a plain kernel (every SM, 32 warps each, each lane 8 loads in flight; a warp
@@ -16,14 +16,15 @@
 // Each line: way, footprint GiB, block, M reads/s median (min, max), GB/s, and for the THP way
 // how much of it the kernel backed with huge pages (AnonHugePages grew by).
 //
-//   nvcc -O3 -std=c++20 -arch=sm_90 -o pinned-footprint scripts/gpu/probes/pinned-footprint.cu
-//   -lcuda
+//   nvcc -O3 -std=c++20 -arch=sm_90 -lcuda \
+//     -o pinned-footprint scripts/gpu/probes/pinned-footprint.cu
 //   ./pinned-footprint [reps=5] [block=512] [GiB...]   (default footprints: 1 4 10)
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -99,6 +100,8 @@ std::uint64_t anon_huge_kib() {
 
 struct pinned {
   void* host = nullptr;
+  void* map = nullptr;  ///< the register-* ways' mapping (the THP way's is larger than `host`'s)
+  std::uint64_t map_bytes = 0;
   const uint4* dev = nullptr;
   std::string note;
   CUmemGenericAllocationHandle handle{};  ///< vmm-host
@@ -133,7 +136,8 @@ bool make(const std::string& way, std::uint64_t bytes, pinned& p) {
     std::memset(a, 1, bytes);
     const std::uint64_t after = anon_huge_kib();
     if (way == "register-thp")
-      p.note = "AnonHugePages +" + std::to_string((after - before) >> 10) + " MiB";
+      p.note =
+          "AnonHugePages +" + std::to_string((after > before ? after - before : 0) >> 10) + " MiB";
     cudaError_t e = cudaHostRegister(a, bytes, cudaHostRegisterMapped | cudaHostRegisterPortable);
     if (e != cudaSuccess) {
       p.note += std::string(" cudaHostRegister: ") + cudaGetErrorString(e);
@@ -141,8 +145,8 @@ bool make(const std::string& way, std::uint64_t bytes, pinned& p) {
       return false;
     }
     p.host = a;
-    p.note +=
-        " map " + std::to_string(reinterpret_cast<std::uintptr_t>(m)) + " " + std::to_string(ask);
+    p.map = m;
+    p.map_bytes = ask;
   } else if (way == "vmm-host") {
     CUmemAllocationProp prop{};
     prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
@@ -164,9 +168,15 @@ bool make(const std::string& way, std::uint64_t bytes, pinned& p) {
       return false;
     }
     CUdeviceptr va = 0;
-    if (cuMemAddressReserve(&va, sz, gran, 0, 0) != CUDA_SUCCESS ||
-        cuMemMap(va, sz, 0, h, 0) != CUDA_SUCCESS) {
-      p.note = "reserve/map failed";
+    if (cuMemAddressReserve(&va, sz, gran, 0, 0) != CUDA_SUCCESS) {
+      cuMemRelease(h);
+      p.note = "reserve failed";
+      return false;
+    }
+    if (cuMemMap(va, sz, 0, h, 0) != CUDA_SUCCESS) {
+      cuMemAddressFree(va, sz);
+      cuMemRelease(h);
+      p.note = "map failed";
       return false;
     }
     CUmemAccessDesc acc[2]{};
@@ -178,6 +188,9 @@ bool make(const std::string& way, std::uint64_t bytes, pinned& p) {
     acc[1].flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
     const bool host_ok = cuMemSetAccess(va, sz, acc, 2) == CUDA_SUCCESS;
     if (!host_ok && cuMemSetAccess(va, sz, acc, 1) != CUDA_SUCCESS) {
+      cuMemUnmap(va, sz);
+      cuMemAddressFree(va, sz);
+      cuMemRelease(h);
       p.note = "set access failed";
       return false;
     }
@@ -206,6 +219,10 @@ bool make(const std::string& way, std::uint64_t bytes, pinned& p) {
 int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::atoi(argv[1]) : 5;
   const std::uint32_t block = argc > 2 ? static_cast<std::uint32_t>(std::atoi(argv[2])) : 512;
+  if (block == 0 || block % 16 != 0) {
+    std::fprintf(stderr, "block must be a positive multiple of 16 bytes\n");
+    return 2;
+  }
   std::vector<std::uint64_t> gib;
   for (int i = 3; i < argc; ++i)
     gib.push_back(std::strtoull(argv[i], nullptr, 10));
@@ -237,11 +254,13 @@ int main(int argc, char** argv) {
       // 17 M reads a launch at 512 B over 132 SMs: about 0.2-0.5 s on the H200.
       const std::uint32_t per_warp = std::max<std::uint32_t>(8, (1u << 25) / block / 16 / 8 * 8);
       reads<<<sms, threads>>>(p.dev, bytes / block, words, per_warp, 1, sink);  // warm-up
+      CK(cudaGetLastError());
       CK(cudaDeviceSynchronize());
       std::vector<double> rate;
       for (int r = 0; r < reps; ++r) {
         CK(cudaEventRecord(a));
         reads<<<sms, threads>>>(p.dev, bytes / block, words, per_warp, 7 + r, sink);
+        CK(cudaGetLastError());
         CK(cudaEventRecord(b));
         CK(cudaEventSynchronize(b));
         float ms = 0;
@@ -263,7 +282,7 @@ int main(int argc, char** argv) {
         CK(cudaFreeHost(p.host));
       } else {
         CK(cudaHostUnregister(p.host));
-        ::munmap(p.host, bytes);
+        ::munmap(p.map, p.map_bytes);
       }
     }
   }
