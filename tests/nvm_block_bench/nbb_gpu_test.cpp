@@ -139,6 +139,9 @@ TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
     EXPECT_EQ(st["protocol"], protocol);
     EXPECT_NE(st["real_hardware"].get<std::string>().find("storage.protocol " + protocol),
               std::string::npos);
+    // ... and where the media were (pinned host memory: what --verify reads back).
+    EXPECT_NE(st["real_hardware"].get<std::string>().find("media in pinned host memory"),
+              std::string::npos);
     std::uint64_t ordering = 0, completed = 0;
     for (const auto& s : st["ssds"]) {
       ordering += s["ordering_reads"].get<std::uint64_t>();

@@ -13,6 +13,7 @@
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/emu/gpu/real_hardware_notes.hpp"
 #include "bam/harness/data_pattern.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
 #include "bam/nvme/names.hpp"
@@ -278,7 +279,9 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   out.tool_stats["cq_doorbell_writes"] = cq;
   out.tool_stats["timeouts"] = timeouts;
   out.tool_stats["protocol"] = to_string(c.storage.protocol);
-  out.tool_stats["real_hardware"] = protocol_doc(c.storage.protocol);
+  out.tool_stats["real_hardware"] =
+      std::string(protocol_doc(c.storage.protocol)) + "; " +
+      emu::gpu::emulated_media_note(c.storage.media.kind == media_kind::host);
   out.tool_stats["ordering_reads"] = ordering;
   out.tool_stats["ordering_reads_per_read"] =
       out.read.ios != 0 ? double(ordering) / double(out.read.ios) : 0.0;

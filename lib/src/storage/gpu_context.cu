@@ -13,6 +13,7 @@
 
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
+#include "bam/emu/gpu/real_hardware_notes.hpp"
 #include "bam/nvme/prp.hpp"
 #include "bam/queue/block_io.hpp"
 #include "bam/storage/checksum.hpp"
@@ -315,10 +316,9 @@ nlohmann::json basic_gpu_context<P>::describe() const {
           {"writes", writes},
           {"engine_warps", drives_->engine_warps()},
           {"real_hardware",
-           std::string("GPU-emulated SSDs: the controller is a persistent kernel on this GPU, "
-                       "paced by the timing model storage.model; media in ") +
-               (pinned ? "pinned host memory (every read and write crosses PCIe)"
-                       : "GPU memory (no data crosses PCIe)") +
+           "GPU-emulated SSDs: the controller is a persistent kernel on this GPU, paced by the "
+           "timing model storage.model; " +
+               emu::gpu::emulated_media_note(pinned) +
                "; writes by route \"media\" went straight into the media (no NVMe command); " +
                (P == storage_protocol::hardware
                     ? "storage.protocol hardware: the GPU threads ran what a real controller "

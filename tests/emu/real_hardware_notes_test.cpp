@@ -1,0 +1,30 @@
+// emulated_media_note: the reports' words for what GPU-emulated media differ in from a real SSD,
+// chosen by where the media are.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "bam/emu/gpu/real_hardware_notes.hpp"
+
+namespace bam {
+namespace {
+
+bool has(const std::string& s, const char* part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(RealHardwareNotes, PinnedMediaCrossPcieAndPayTheFootprintGpuMediaDoNot) {
+  const std::string pinned = emu::gpu::emulated_media_note(true);
+  const std::string gpu = emu::gpu::emulated_media_note(false);
+  EXPECT_TRUE(has(pinned, "media in pinned host memory")) << pinned;
+  EXPECT_TRUE(has(pinned, "every read and write crosses PCIe")) << pinned;
+  EXPECT_TRUE(has(pinned, "report.measure_ceilings")) << pinned;  // the ceiling to compare with
+  EXPECT_TRUE(has(gpu, "media in GPU memory: no data crosses PCIe")) << gpu;
+  EXPECT_FALSE(has(gpu, "footprint")) << gpu;
+  // Either way the engine's SMs are named: a real SSD's controller takes none of the GPU.
+  EXPECT_TRUE(has(pinned, "engine_sms")) << pinned;
+  EXPECT_TRUE(has(gpu, "engine_sms")) << gpu;
+}
+
+}  // namespace
+}  // namespace bam
