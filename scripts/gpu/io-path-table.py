@@ -2,7 +2,9 @@
 """The table of scripts/gpu/io-path-table.sh (issue 19): per protocol and point, the rate (the
 median run of the process's 3, with min-max), the ceiling the same process measured over the
 same footprint (direct reads of the pinned media per second, and the pinned copy), the rate's
-share of it, and the latency (mean, p50, p99.99, max). Usage:
+share of it, the latency (mean, p50, p99.99, max) and the engine that served it (its blocks x
+warps per block, from the report's engine_blocks and engine_warps: how much of the GPU the
+emulator took). Usage:
 io-path-table.py OUT_DIR [--json FILE]  (OUT_DIR holds one folder per protocol)
 """
 import json
@@ -33,6 +35,10 @@ def rows_of(path, protocol):
                "lat_mean_us": lat["mean"] / 1e3, "lat_p50_us": pct.get("50.000000", 0) / 1e3,
                "lat_p9999_us": pct.get("99.990000", 0) / 1e3, "lat_max_us": lat["max"] / 1e3,
                "commit": reports.provenance(path, doc)["commit"]}
+        stats = b.get("stats", {})
+        if stats.get("engine_blocks"):  # reports before c71255e's engine keys lack them
+            row["engine_blocks"] = stats["engine_blocks"]
+            row["engine_warps"] = stats["engine_warps"]
         if ceil and ceil.get("direct_reads_per_s"):
             row["ceiling_direct_reads_per_s"] = ceil["direct_reads_per_s"]
             row["ceiling_h2d_gbps"] = ceil["h2d_memcpy_gbps"]
@@ -53,8 +59,8 @@ def main():
             if name in files:
                 rows += rows_of(files[name], pdir.name)
     print("| protocol | point | threads | rate: median (min-max) | ceiling over the footprint"
-          " | share | latency us: mean / p50 / p99.99 / max |")
-    print("|---|---|---|---|---|---|---|")
+          " | share | latency us: mean / p50 / p99.99 / max | engine |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         rate = f"{r['iops'] / 1e6:.2f} M IOPS ({r['iops_min'] / 1e6:.2f}-{r['iops_max'] / 1e6:.2f})"
         if r["io_size"] >= 4096:
@@ -70,8 +76,11 @@ def main():
                 share += f" / {r['share_of_copy']:.2f} of copy"
         lat = (f"{r['lat_mean_us']:.1f} / {r['lat_p50_us']:.1f} / {r['lat_p9999_us']:.1f} / "
                f"{r['lat_max_us']:.1f}")
+        engine = "-"
+        if "engine_blocks" in r:
+            engine = f"{r['engine_blocks']} x {r['engine_warps'] // r['engine_blocks']}"
         print(f"| {r['protocol']} | {r['point']} | {r['threads']} | {rate} | {ceil} | {share} "
-              f"| {lat} |")
+              f"| {lat} | {engine} |")
     if "--json" in sys.argv:
         Path(sys.argv[sys.argv.index("--json") + 1]).write_text(json.dumps(rows, indent=1) + "\n")
 
