@@ -560,6 +560,19 @@ TEST(Cli, SweepAndRepeatGiveAJobAndARowPerPoint) {
     for (const auto& v : rep["iops"])
       equal += v.get<double>() == rep["iops_median"].get<double>();
     EXPECT_GE(equal, 1);
+    // Each run's latency percentiles, in run order; the job's own (reads only here) are the
+    // median run's, so one run's entry equals them.
+    for (const auto& [key, fio_key] : {std::pair{"p50", "50.000000"}, {"p99.99", "99.990000"}}) {
+      const json& runs = rep["lat_us"][key];
+      ASSERT_EQ(runs.size(), 3u) << key;
+      const double own = job["read"]["clat_ns"]["percentile"][fio_key].get<double>() / 1e3;
+      int same = 0;
+      for (std::size_t k = 0; k < 3; ++k) {
+        EXPECT_GT(runs[k].get<double>(), 0.0) << key;
+        same += runs[k].get<double>() == own;
+      }
+      EXPECT_GE(same, 1) << key << ": " << runs.dump() << " against " << own;
+    }
   }
   const std::string csv = test::read_file(dir / "s.csv");
   EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), 5);  // header + one row per point

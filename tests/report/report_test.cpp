@@ -375,6 +375,7 @@ TEST(FioReport, MultiJobReportHasAJobPerPointWithItsOwnBamkit) {
   EXPECT_EQ(j1["bamkit"]["repeat"]["iops_min"], 900.0);
   EXPECT_EQ(j1["bamkit"]["repeat"]["iops_max"], 2000.0);
   EXPECT_DOUBLE_EQ(j1["bamkit"]["repeat"]["iops_median"].get<double>(), 1010.0);
+  EXPECT_FALSE(j1["bamkit"]["repeat"].contains("lat_us"));  // no run's latency recorded
   EXPECT_EQ(j1["job options"]["numjobs"], "64");
   EXPECT_DOUBLE_EQ(j1["read"]["iops"].get<double>(), 1000.0);  // 1000 reads in 1 s
   for (const json& j : doc["jobs"]) {
@@ -402,6 +403,40 @@ TEST(FioReport, MultiJobReportHasAJobPerPointWithItsOwnBamkit) {
   EXPECT_TRUE(std::filesystem::exists(dir / "lat_job1.csv"));
   EXPECT_EQ(run(script + " " + report + " " + stub + " --validate > /dev/null"), 0);
   std::filesystem::remove_all(dir);
+}
+
+TEST(FioReport, RepeatedRunsReportEachRunsLatencyPercentilesInRunOrder) {
+  fixture f;
+  report_inputs in = f.inputs();
+  in.repeats = 3;
+  in.repeat_iops = {900.0, 1010.0, 2000.0};
+  // Run k's latencies are 1..100 us times 1, 10 and 2: its percentiles scale with it.
+  const std::uint64_t scale[] = {1, 10, 2};
+  for (const std::uint64_t k : scale) {
+    latency_histogram h;
+    for (std::uint64_t i = 1; i <= 100; ++i)
+      h.add(i * 1000 * k);
+    in.repeat_latency.push_back(h);
+  }
+  const json rep = fio_jsonplus(in)["bamkit"]["repeat"];
+  ASSERT_TRUE(rep.contains("lat_us")) << rep.dump();
+  for (const auto& [key, p] :
+       {std::pair{"p50", 50.0}, {"p99", 99.0}, {"p99.9", 99.9}, {"p99.99", 99.99}}) {
+    SCOPED_TRACE(key);
+    const json& runs = rep["lat_us"][key];
+    ASSERT_EQ(runs.size(), 3u);
+    for (std::size_t k = 0; k < 3; ++k)
+      EXPECT_DOUBLE_EQ(runs[k].get<double>(),
+                       static_cast<double>(percentile(in.repeat_latency[k], p)) / 1e3);
+    // In run order: the tenfold run is the second, its percentiles the largest.
+    EXPECT_GT(runs[1].get<double>(), runs[2].get<double>());
+    EXPECT_GT(runs[2].get<double>(), runs[0].get<double>());
+  }
+  EXPECT_NEAR(rep["lat_us"]["p50"][0].get<double>(), 50.0, 1.0);  // 50 us within a bucket
+  EXPECT_TRUE(rep.contains("lat_method"));
+  // Fewer histograms than runs (a tool that does not record them): no lat_us.
+  in.repeat_latency.pop_back();
+  EXPECT_FALSE(fio_jsonplus(in)["bamkit"]["repeat"].contains("lat_us"));
 }
 
 }  // namespace

@@ -14,9 +14,11 @@
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "bam/config/cli.hpp"
 #include "bam/harness/exit_status.hpp"
+#include "bam/report/percentiles.hpp"
 
 namespace bam {
 namespace {
@@ -207,7 +209,8 @@ class ceilings_cache {
 /// What one point gave: the run it is reported with, and the ceilings.
 struct point_result {
   run_result result;
-  std::vector<double> repeat_iops;  ///< each run's rate, when it ran more than once
+  std::vector<double> repeat_iops;                ///< each run's rate, when it ran more than once
+  std::vector<latency_histogram> repeat_latency;  ///< and each run's latency
   nlohmann::json ceilings;
 };
 
@@ -234,8 +237,10 @@ void run_repeats(const tool_spec& spec, backend& be, const run_config& c, const 
     if (!runs.back().error.empty()) break;
   }
   if (runs.size() > 1) {
-    for (const auto& r : runs)
+    for (const auto& r : runs) {
       out.repeat_iops.push_back(r.iops());
+      out.repeat_latency.push_back(r.all_latency());
+    }
     out.result = median_run(std::move(runs));
   } else {
     out.result = std::move(runs.front());
@@ -305,6 +310,7 @@ std::vector<report_inputs> report_inputs_of(const tool_spec& spec,
     in.ceilings = p.ceilings;
     in.repeats = static_cast<std::uint32_t>(std::max<std::size_t>(1, p.repeat_iops.size()));
     in.repeat_iops = p.repeat_iops;
+    in.repeat_latency = p.repeat_latency;
     if (spec.decorate) spec.decorate(in);
     ins.push_back(std::move(in));
   }
@@ -325,10 +331,19 @@ int write_reports(const tool_spec& spec, const run_config& cfg,
       print_summary(std::cout, in);
       if (spec.print_extra) spec.print_extra(std::cout, in);
       if (in.repeats > 1) {
-        fmt::print("  repeat: {} runs, median {:.0f} {}/s, min {:.0f}, max {:.0f}\n", in.repeats,
+        fmt::print("  repeat: {} runs, median {:.0f} {}/s, min {:.0f}, max {:.0f}", in.repeats,
                    in.result->iops(), spec.unit,
                    *std::min_element(in.repeat_iops.begin(), in.repeat_iops.end()),
                    *std::max_element(in.repeat_iops.begin(), in.repeat_iops.end()));
+        if (!in.repeat_latency.empty()) {  // the runs' tails: they move more than their rates
+          std::vector<std::uint64_t> tail;
+          for (const latency_histogram& h : in.repeat_latency)
+            tail.push_back(percentile(h, 99.99));
+          const auto [lo, hi] = std::minmax_element(tail.begin(), tail.end());
+          fmt::print("; p99.99 over the runs {:.1f}-{:.1f} us", double(*lo) / 1e3,
+                     double(*hi) / 1e3);
+        }
+        fmt::print("\n");
       }
     }
   }

@@ -160,6 +160,21 @@ nlohmann::json bamkit_of(const report_inputs& in) {
                         {"method",
                          "this job is the run with the median IOPS (the ceil(N/2)-th smallest "
                          "of N); iops_min/iops_max: the spread over all N runs"}};
+    if (in.repeat_latency.size() == in.repeats) {
+      // Each run's tail, so that a reader sees how far the job's percentiles (one run's) are
+      // from the other runs': tails move more between runs than rates do.
+      static constexpr double shown[] = {50.0, 99.0, 99.9, 99.99};
+      nlohmann::json lat = nlohmann::json::object();
+      for (const double p : shown) {
+        nlohmann::json runs = nlohmann::json::array();
+        for (const latency_histogram& h : in.repeat_latency)
+          runs.push_back(static_cast<double>(percentile(h, p)) / 1e3);
+        lat[fmt::format("p{:g}", p)] = std::move(runs);
+      }
+      bamkit["repeat"]["lat_us"] = std::move(lat);
+      bamkit["repeat"]["lat_method"] =
+          "lat_us: each run's latency percentiles (both directions together, us), in run order";
+    }
   }
   if (!r.error.empty()) bamkit["error"] = r.error;
   return bamkit;
