@@ -83,6 +83,10 @@ def job_entry(cfg, job, b, tool, runs=()):
 
     rate("iops", iops)
     rate("bw_bytes", reports.total_bw(job))
+    # The latency percentiles' spread: each repeated run's (bamkit.repeat.lat_us, both
+    # directions together, so only for a job that ran one direction).
+    dirs = [d for d in ("read", "write") if job[d]["total_ios"] > 0]
+    lat_runs = (rep.get("lat_us") or {}) if len(dirs) == 1 else {}
     st = b.get("stats") or {}
     for k in ("accesses_per_s", "effective_GBps", "lookups_per_s", "miss_iops"):
         rate(k, st.get(k))
@@ -91,7 +95,10 @@ def job_entry(cfg, job, b, tool, runs=()):
             pct = job[d]["clat_ns"].get("percentile", {})
             for name, key in PERCENTILES:
                 if key in pct:
-                    m[f"{d}.lat_{name}_us"] = Metric(TIME, pct[key] / 1e3)
+                    runs_v = lat_runs.get(name)
+                    m[f"{d}.lat_{name}_us"] = Metric(TIME, pct[key] / 1e3,
+                                                     min(runs_v) if runs_v else None,
+                                                     max(runs_v) if runs_v else None)
     fixed_size = tool != "nvm-block-bench" or reports.get(cfg, "workload.ios", 0) > 0
     if fixed_size:  # a run of a set size: how much I/O it did is not a matter of timing
         for d in ("read", "write"):

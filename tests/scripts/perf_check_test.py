@@ -30,6 +30,9 @@ def scale_rates(doc, f, latencies=True):
             rep["iops"] = [x * f for x in rep["iops"]]
             for k in ("iops_min", "iops_max", "iops_median"):
                 rep[k] *= f
+            if latencies:
+                for k, v in rep.get("lat_us", {}).items():
+                    rep["lat_us"][k] = [x / f for x in v]
         for k in ("accesses_per_s", "effective_GBps", "lookups_per_s", "miss_iops"):
             if k in b.get("stats", {}):
                 b["stats"][k] *= f
@@ -37,13 +40,18 @@ def scale_rates(doc, f, latencies=True):
 
 
 def tight(doc):
-    """The report with its repeats' spread set to +-2 % of the median (a real host run's spread
-    is whatever the machine gave)."""
+    """The report with its repeats' spread set to +-2 % of the median, rates and latency
+    percentiles (a real host run's spread is whatever the machine gave)."""
     for job in doc["jobs"]:
         rep = job.get("bamkit", doc["bamkit"]).get("repeat")
         if rep:
             m = job["read"]["iops"] + job["write"]["iops"]
             rep.update(iops=[0.98 * m, m, 1.02 * m], iops_min=0.98 * m, iops_max=1.02 * m, iops_median=m)
+            pct = job["read"]["clat_ns"]["percentile"]
+            rep["lat_us"] = {name: [0.98 * v, v, 1.02 * v]
+                             for name, v in (("p50", pct["50.000000"] / 1e3),
+                                             ("p99", pct["99.000000"] / 1e3),
+                                             ("p99.9", pct["99.900000"] / 1e3))}
     return doc
 
 
@@ -116,6 +124,28 @@ class PerfCheckTest(TempDirTest):
         self.assertRegex(r.stdout, r"iops\s+rate.*-10\.0 %\s+ok")
         new = scale_rates(copy.deepcopy(base), 0.6, latencies=False)  # outside it
         run("perf-check", self.write("b.json", base), self.write("n.json", new), check=1)
+
+    def test_a_tail_within_the_baselines_runs_is_not_a_regression(self):
+        # The baseline's runs' p99 spread from 0.7 to 1.5 times the job's (bamkit.repeat.lat_us):
+        # a p99 30 % higher lies inside it, one 60 % higher outside.
+        base = tight(self.doc("nbb.json"))
+        b = base["jobs"][0].get("bamkit", base["bamkit"])
+        self.assertEqual(len(b["repeat"]["lat_us"]["p99"]), 3)  # the tool wrote one per run
+        p99 = base["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] / 1e3
+        b["repeat"]["lat_us"]["p99"] = [0.7 * p99, p99, 1.5 * p99]
+
+        def with_p99(f):
+            new = copy.deepcopy(base)
+            new["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] *= f
+            return self.write("n.json", new)
+        bp = self.write("b.json", base)
+        r = run("perf-check", bp, with_p99(1.3), check=0)
+        self.assertRegex(r.stdout, r"read\.lat_p99_us\s+time.*\+30\.0 %\s+ok")
+        r = run("perf-check", bp, with_p99(1.6), check=1)
+        self.assertRegex(r.stdout, r"read\.lat_p99_us\s+time.*\+60\.0 %\s+REGRESSION")
+        # A baseline without the runs' percentiles (an older report): judged by the tolerance.
+        del b["repeat"]["lat_us"]
+        run("perf-check", self.write("b.json", base), with_p99(1.3), check=1)
 
     def test_unusable_input_exits_2_naming_the_key(self):
         r = run("perf-check", self.d / "nbb.json", self.tmp / "missing.json", check=2)
