@@ -429,4 +429,25 @@ TEST(CacheBenchReport, SweepJobsCsvRowsAndFioValidates) {
       << bam::test::read_file(dir / "validate.txt");
 }
 
+// --repeat: cache-bench times no single I/O, so its runs have no latency to spread: the report
+// names the runs' rates and no latency percentiles (no zeros standing in for them).
+TEST(CacheBenchHost, RepeatedRunsReportTheirRatesAndNoLatencies) {
+  temp_dir dir;
+  const auto r = run_tool(
+      bench,
+      with(base_args(), {"--threads", "4", "--repeat", "2", "--set", "cache_bench.elements=4096",
+                         "--set", "cache_bench.iterations=4", "--set", "cache.capacity=8192",
+                         "--set", "cache_bench.temperature=cold", "--set",
+                         "report.formats=[\"summary\"]", "--report", dir / "r.json"}),
+      dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(bam::test::read_file(dir / "r.json"));
+  const json& rep = doc["jobs"][0]["bamkit"]["repeat"];  // N > 1: each job its own bamkit
+  EXPECT_EQ(rep["runs"], 2u);
+  EXPECT_EQ(rep["iops"].size(), 2u);
+  EXPECT_FALSE(rep.contains("lat_us")) << rep.dump();
+  EXPECT_NE(r.out.find("repeat: 2 runs"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("p99.99 over the runs"), std::string::npos) << r.out;
+}
+
 }  // namespace

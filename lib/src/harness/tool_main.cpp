@@ -237,10 +237,15 @@ void run_repeats(const tool_spec& spec, backend& be, const run_config& c, const 
     if (!runs.back().error.empty()) break;
   }
   if (runs.size() > 1) {
+    // Each run's latency only where every run measured some: tools that time no I/O (cache-bench,
+    // the applications) and a failed run's empty histogram would read as zeros.
+    bool latencies = true;
     for (const auto& r : runs) {
       out.repeat_iops.push_back(r.iops());
       out.repeat_latency.push_back(r.all_latency());
+      latencies = latencies && out.repeat_latency.back().count > 0;
     }
+    if (!latencies) out.repeat_latency.clear();
     out.result = median_run(std::move(runs));
   } else {
     out.result = std::move(runs.front());

@@ -315,6 +315,8 @@ nlohmann::json basic_gpu_context<P>::describe() const {
           {"dataset", this->data_->to_json()},
           {"writes", writes},
           {"engine_warps", drives_->engine_warps()},
+          {"engine_blocks", drives_->engine_blocks()},
+          {"engine_sms", drives_->engine_sms()},  // block b on SM engine_sms[b], at the last start
           {"real_hardware",
            "GPU-emulated SSDs: the controller is a persistent kernel on this GPU, paced by the "
            "timing model storage.model; " +

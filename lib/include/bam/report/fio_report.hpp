@@ -33,8 +33,9 @@ struct report_inputs {
   std::uint32_t repeats = 1;
   std::vector<double> repeat_iops;  ///< IOPS of each run, in run order (empty when repeats = 1)
   /// Each run's latency, both directions together, in run order (empty when repeats = 1, or
-  /// when not recorded): bamkit.repeat.lat_us gives their percentiles, the spread around the
-  /// job's own (the median run's).
+  /// when not every run measured latency): bamkit.repeat.lat_us gives their percentiles, written
+  /// only when there is one per run; for a job of one direction, the spread around its own
+  /// percentiles (the median run's).
   std::vector<latency_histogram> repeat_latency;
   /// Tool-specific CSV columns (name, value), appended after the shared ones.
   std::vector<std::pair<std::string, std::string>> extra_columns;
