@@ -12,6 +12,7 @@
 
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
+#include "bam/emu/gpu/engine_report.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
 #include "bam/storage/gpu_context.hpp"
 #include "bench_run.hpp"
@@ -221,15 +222,11 @@ class emulated_protocol_backend final : public backend {
                       {"errors", s.errors},
                       {"aborted", s.aborted},
                       {"ordering_reads", s.ordering_reads}});
-    out.tool_stats["engine"] = {
-        {"ssds", ssds},
-        {"engine_warps", drives.engine_warps()},
-        {"engine_blocks", drives.engine_blocks()},
-        {"engine_app_warps", drives.engine_app_warps()},
-        {"engine_sms", drives.engine_sms()},  // block b on SM engine_sms[b], at the last start
-        {"engine_handovers", drives.handovers()},
-        {"gpu_timer_rate", drives.timer_rate()},
-        {"note", "engine counters since its last start (each fresh cache restarts it)"}};
+    nlohmann::json engine = emu::gpu::engine_report(drives);
+    engine["ssds"] = ssds;
+    engine["gpu_timer_rate"] = drives.timer_rate();
+    engine["note"] = "engine counters since its last start (each fresh cache restarts it)";
+    out.tool_stats["engine"] = std::move(engine);
     out.tool_stats["timing"] = "CUDA events around the measured kernel";
     out.tool_stats["storage"] = ctx_->describe();
     out.tool_stats["kernel"] = bench_kernel_resources<garray_of<Ctx>>();

@@ -13,6 +13,7 @@
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
+#include "bam/emu/gpu/engine_report.hpp"
 #include "bam/emu/gpu/real_hardware_notes.hpp"
 #include "bam/harness/data_pattern.hpp"
 #include "bam/harness/gpu_ceilings.hpp"
@@ -288,11 +289,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   out.tool_stats["doorbell_writes_per_command"] =
       commands != 0 ? double(sq + cq) / double(commands) : 0.0;
   out.tool_stats["thread_mapping"] = mapping_doc(c.gpu.queue_mapping);
-  out.tool_stats["engine_warps"] = drives.engine_warps();
-  out.tool_stats["engine_blocks"] = drives.engine_blocks();
-  out.tool_stats["engine_app_warps"] = drives.engine_app_warps();
-  out.tool_stats["engine_sms"] = drives.engine_sms();  // block b on SM engine_sms[b]
-  out.tool_stats["engine_handovers"] = drives.handovers();
+  out.tool_stats.update(emu::gpu::engine_report(drives));
   out.tool_stats["gpu_timer_rate"] = drives.timer_rate();
   return out;
 }

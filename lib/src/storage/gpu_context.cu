@@ -13,6 +13,7 @@
 
 #include "bam/detail/cuda.hpp"
 #include "bam/emu/gpu/drives_of_config.hpp"
+#include "bam/emu/gpu/engine_report.hpp"
 #include "bam/emu/gpu/real_hardware_notes.hpp"
 #include "bam/nvme/prp.hpp"
 #include "bam/queue/block_io.hpp"
@@ -308,29 +309,29 @@ nlohmann::json basic_gpu_context<P>::describe() const {
   std::uint64_t ordering = 0;
   for (const emu::gpu::drive_stats& s : drives_->stats())
     ordering += s.ordering_reads;
-  return {{"backend", "emulated"},
-          {"threads", "GPU threads"},
-          {"protocol", to_string(P)},
-          {"ordering_reads", ordering},
-          {"dataset", this->data_->to_json()},
-          {"writes", writes},
-          {"engine_warps", drives_->engine_warps()},
-          {"engine_blocks", drives_->engine_blocks()},
-          {"engine_sms", drives_->engine_sms()},  // block b on SM engine_sms[b], at the last start
-          {"real_hardware",
-           "GPU-emulated SSDs: the controller is a persistent kernel on this GPU, paced by the "
-           "timing model storage.model; " +
-               emu::gpu::emulated_media_note(pinned) +
-               "; writes by route \"media\" went straight into the media (no NVMe command); " +
-               (P == storage_protocol::hardware
-                    ? "storage.protocol hardware: the GPU threads ran what a real controller "
-                      "needs (system-scope fence and volatile store per doorbell, completions "
-                      "polled at system scope, the ordering read of BaM paper 4.4 after every "
-                      "read), but the doorbells, queues and completions are in GPU memory, not "
-                      "across PCIe"
-                    : "storage.protocol emulator: device-scope doorbells and completion polling "
-                      "and no ordering read, only possible with the controller on this GPU: an "
-                      "upper bound no real SSD allows")}};
+  nlohmann::json out = {
+      {"backend", "emulated"},
+      {"threads", "GPU threads"},
+      {"protocol", to_string(P)},
+      {"ordering_reads", ordering},
+      {"dataset", this->data_->to_json()},
+      {"writes", writes},
+      {"real_hardware",
+       "GPU-emulated SSDs: the controller is a persistent kernel on this GPU, paced by the "
+       "timing model storage.model; " +
+           emu::gpu::emulated_media_note(pinned) +
+           "; writes by route \"media\" went straight into the media (no NVMe command); " +
+           (P == storage_protocol::hardware
+                ? "storage.protocol hardware: the GPU threads ran what a real controller "
+                  "needs (system-scope fence and volatile store per doorbell, completions "
+                  "polled at system scope, the ordering read of BaM paper 4.4 after every "
+                  "read), but the doorbells, queues and completions are in GPU memory, not "
+                  "across PCIe"
+                : "storage.protocol emulator: device-scope doorbells and completion polling "
+                  "and no ordering read, only possible with the controller on this GPU: an "
+                  "upper bound no real SSD allows")}};
+  out.update(emu::gpu::engine_report(*drives_));
+  return out;
 }
 
 template <storage_protocol P>

@@ -51,10 +51,9 @@ drives_config drives_config_of(const run_config& c) {
   // shape only) where the application's queues outnumber the warps the ordering warps would leave
   // them: the blocks they need more, so that those queues keep the even spread they have without
   // ordering queues (docs/gpu-engine.md, "The ordering warps beside the application's"). Fewer
-  // queues have a warp each either way, and the engine no SM more.
-  // The application's blocks are counted from the application's queues alone: where the ordering
-  // queues pushed `least` past 16 (8 SSDs x 1024 pairs: 8,200 queues), counting them there too
-  // would add a block they do not need.
+  // queues have a warp each either way, and the engine no SM more. The application's blocks are
+  // counted from its queues alone: where the ordering queues pushed `least` past 16 (8 SSDs x
+  // 1024 pairs: 8,200 queues), counting them too would add a block nobody needs.
   if (dc.ordering_queues && c.gpu.engine_blocks == 0 &&
       queues > std::uint64_t{dc.engine_blocks} * warps) {
     const auto n = static_cast<std::uint32_t>(dc.drives.size());
