@@ -1065,7 +1065,7 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
     }
     if (w.parked > 0 && post_due(w, p.aborts)) idle = false;
     if (p.handover.records != nullptr) hand_over(p, w, turn);
-    if (idle) __nanosleep(64);
+    if (idle) __nanosleep(w.serving == 0 ? engine_unserving_sleep_ns : engine_idle_sleep_ns);
   }
   if (w.have) p.stats[w.q] = w.st;
 }

@@ -175,6 +175,13 @@ struct engine_params {
   std::uint32_t* block_sm;
 };
 
+/// A warp's sleep after a turn that took and posted nothing. A warp that serves no queue (more
+/// warps than queues, as at QD1 or one SSD's 128 queue pairs on 256 warps) only looks at the
+/// handover pool and the stop flag: it sleeps longer, leaving its SM's issue slots to the warps
+/// that serve queues (QD1 `null` 0.3-0.8 us shorter: docs/gpu-engine.md, "QD1's short steps").
+inline constexpr unsigned engine_idle_sleep_ns = 64;
+inline constexpr unsigned engine_unserving_sleep_ns = 2048;
+
 /// Pending completions per engine warp (shared memory).
 inline constexpr std::uint32_t pending_per_warp = 128;
 /// Largest engine block: the kernel's launch bound (registers are capped to fit it on an SM).
