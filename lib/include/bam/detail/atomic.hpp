@@ -57,14 +57,25 @@ BAM_HD inline void spin_pause() {
 /// and emulated-controller threads often outnumber the cores, and the thread that holds a lock or
 /// must post a completion has to get one), and only after thousands of rounds sleeps for a
 /// growing time (1 to 64 µs), so long waits do not burn a core. The device
-/// sleeps a growing number of nanoseconds (up to 1 µs), which frees issue slots for the warps
-/// that hold locks.
+/// sleeps a growing number of nanoseconds (up to `max_ns`, 1 µs by default), which frees issue
+/// slots for the warps that hold locks.
 class backoff {
  public:
+  /// The device's longest sleep unless the constructor names one.
+  static constexpr unsigned default_max_ns = 1024;
+
+  BAM_HD backoff() = default;
+  /// Device sleeps grow up to `max_ns` (at least 32; the host ignores it).
+  BAM_HD explicit backoff([[maybe_unused]] unsigned max_ns) {
+#if BAM_DEVICE_CODE
+    max_ = max_ns;
+#endif
+  }
+
   BAM_HD void pause() {
 #if BAM_DEVICE_CODE
     __nanosleep(ns_);
-    if (ns_ < 1024) ns_ *= 2;
+    if (ns_ < max_) ns_ *= 2;
 #else
     if (n_ < spin_rounds) {
       spin_pause();
@@ -80,6 +91,7 @@ class backoff {
 
  private:
 #if BAM_DEVICE_CODE
+  unsigned max_ = default_max_ns;
   unsigned ns_ = 32;
 #else
   static constexpr unsigned spin_rounds = 256;
