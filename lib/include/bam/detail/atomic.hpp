@@ -57,15 +57,16 @@ BAM_HD inline void spin_pause() {
 /// and emulated-controller threads often outnumber the cores, and the thread that holds a lock or
 /// must post a completion has to get one), and only after thousands of rounds sleeps for a
 /// growing time (1 to 64 µs), so long waits do not burn a core. The device
-/// sleeps a growing number of nanoseconds (up to `max_ns`, 1 µs by default), which frees issue
-/// slots for the warps that hold locks.
+/// sleeps a growing number of nanoseconds (doubling from 32 until it reaches a ceiling, 1 µs by
+/// default), which frees issue slots for the warps that hold locks.
 class backoff {
  public:
-  /// The device's longest sleep unless the constructor names one.
+  /// The device's ceiling unless the constructor names one.
   static constexpr unsigned default_max_ns = 1024;
 
-  BAM_HD backoff() = default;
-  /// Device sleeps grow up to `max_ns` (at least 32; the host ignores it).
+  backoff() = default;
+  /// The device's sleep doubles from 32 ns until it reaches `max_ns` (its last sleep is the first
+  /// power of two at or past it); the host ignores it.
   BAM_HD explicit backoff([[maybe_unused]] unsigned max_ns) {
 #if BAM_DEVICE_CODE
     max_ = max_ns;

@@ -245,6 +245,8 @@ class queue_pair_ref {
 
   /// GPU: sleep per pass that a waiting submitter is still behind (see enqueue).
   static constexpr std::uint32_t turn_sleep_per_pass_ns = 1000;
+  /// GPU: a waiter's sleep ceiling per command its queue holds (see await, sleep_cap).
+  static constexpr unsigned wait_sleep_per_command_ns = 32;
 
   // ---- deadlines -----------------------------------------------------------------------------
   /// Watches a submitter's wait: expired once the queue failed, or when neither the SQ head nor
@@ -301,13 +303,19 @@ class queue_pair_ref {
   BAM_HD nvme::completion await(std::uint16_t cid, std::uint64_t timeout_ns) const {
     const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
     ref_t<std::uint32_t> state(p_.boxes[cid].state);
-    // The waiter's sleep grows to 32 ns per command the queue holds (its tickets past the CQ
-    // head), backoff's default 1 us at most: a thread alone on its queue (QD1) sees its completion
-    // within about 64 ns of real sleep instead of up to 2 us, and a busy queue's waiters poll as
-    // before. Only where registers are spare (the narrow batches' kernels keep their own state).
+    // On the device, the waiter's sleep grows to about wait_sleep_per_command_ns per command
+    // the queue holds (its tickets past the CQ head), backoff's default 1 us at most: a thread
+    // alone on its queue (QD1) sees its completion within about 64 ns of real sleep instead of up
+    // to 2 us, and a busy queue's waiters poll as before. Only where registers are spare (the
+    // narrow batches' kernels keep their own state); the host's back-off takes no ceiling.
+#if BAM_DEVICE_CODE
     const std::uint64_t held =
-        B.spare ? ref_t<std::uint64_t>(p_.counters->sq_ticket).load(relaxed) - head_hint() : ~0ull;
+        B.spare ? ref_t<std::uint64_t>(p_.counters->sq_ticket).load(relaxed) - head_hint()
+                : ~std::uint64_t{0};
     backoff bo(sleep_cap(held));
+#else
+    backoff bo;
+#endif
     for (;;) {
       // Polled relaxed on the device, with one acquire fence once the box is ready (an acquire
       // load is a fence each time); the box, the CQ head and the failed mark (nothing it
@@ -336,14 +344,13 @@ class queue_pair_ref {
     }
   }
 
-  /// A waiter's longest sleep with `held` commands in its queue (see await). The count is read
-  /// relaxed, the ticket before the head: a head that moved past the ticket read wraps to a huge
-  /// count, which reads as a busy queue (the default sleep).
+  /// A waiter's sleep ceiling with `held` commands in its queue (see await). The ticket and the
+  /// head are read relaxed, in no set order: a head read past the ticket read wraps to a huge
+  /// count, which reads as a busy queue (the default ceiling).
   BAM_HD static unsigned sleep_cap(std::uint64_t held) {
-    constexpr unsigned per_command_ns = 32;
-    constexpr std::uint64_t busy = backoff::default_max_ns / per_command_ns;
+    constexpr std::uint64_t busy = backoff::default_max_ns / wait_sleep_per_command_ns;
     if (held >= busy) return backoff::default_max_ns;
-    return static_cast<unsigned>(held < 1 ? 1 : held) * per_command_ns;
+    return static_cast<unsigned>(held == 0 ? 1 : held) * wait_sleep_per_command_ns;
   }
 
   BAM_HD static nvme::completion failed_entry(std::uint16_t cid, nvme::status st) {

@@ -178,7 +178,10 @@ struct engine_params {
 /// A warp's sleep after a turn that took and posted nothing. A warp that serves no queue (more
 /// warps than queues, as at QD1 or one SSD's 128 queue pairs on 256 warps) only looks at the
 /// handover pool and the stop flag: it sleeps longer, leaving its SM's issue slots to the warps
-/// that serve queues (QD1 `null` 0.3-0.8 us shorter: docs/gpu-engine.md, "QD1's short steps").
+/// that serve queues (QD1 `null` 0.7 us shorter in the hardware protocol, 0.1-0.6 us in the
+/// emulator one: docs/gpu-engine.md, "QD1's short steps"). The warp that serves the admin queues
+/// (warp 0) always serves queue 0 (place 0 of the serving order; a warp keeps at least one queue
+/// in a handover), so it never sleeps this long.
 inline constexpr unsigned engine_idle_sleep_ns = 64;
 inline constexpr unsigned engine_unserving_sleep_ns = 2048;
 
