@@ -43,10 +43,13 @@ drives_config drives_config_of(const run_config& c) {
   const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 16;
   const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
   const std::uint64_t least = (queues + per_block - 1) / per_block;
+  // The automatic shape's blocks for `q` queues: 16, more when the queues need them.
+  const auto automatic_blocks = [per_block](std::uint64_t q) {
+    return static_cast<std::uint32_t>(std::max<std::uint64_t>(16, (q + per_block - 1) / per_block));
+  };
   dc.engine_warps_per_block = warps;
   dc.engine_handover = c.gpu.engine_handover;
-  dc.engine_blocks = static_cast<std::uint32_t>(
-      c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : std::max<std::uint64_t>(16, least));
+  dc.engine_blocks = c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : automatic_blocks(queues);
   // The drives' ordering queues get warps of their own beside the application's (an automatic
   // shape only) where the application's queues outnumber the warps the ordering warps would leave
   // them: the blocks they need more, so that those queues keep the even spread they have without
@@ -57,9 +60,7 @@ drives_config drives_config_of(const run_config& c) {
   if (dc.ordering_queues && c.gpu.engine_blocks == 0 &&
       queues > std::uint64_t{dc.engine_blocks} * warps) {
     const auto n = static_cast<std::uint32_t>(dc.drives.size());
-    const std::uint64_t app_queues = std::uint64_t{n} * dc.queues_per_drive;
-    const auto app_blocks = static_cast<std::uint32_t>(
-        std::max<std::uint64_t>(16, (app_queues + per_block - 1) / per_block));
+    const std::uint32_t app_blocks = automatic_blocks(std::uint64_t{n} * dc.queues_per_drive);
     const std::uint32_t apps = app_blocks * warps;
     const std::uint32_t more = (n + warps - 1) / warps;
     const std::uint32_t total = apps + more * warps;
