@@ -574,7 +574,8 @@ __device__ __forceinline__ void move_data(const engine_params& p, const warp_sta
   // No early return when no lane moved data (a `null` drive's batch, errors, drops), although the
   // fence then orders nothing: on an H200 the branch alone, never taken where every batch moves
   // data, made Figure 4's 1K-thread reads at 8-10 SSDs 5-17 % slower (and QD1 1-3 us faster);
-  // docs/gpu-engine.md, "The engine's early return".
+  // docs/gpu-engine.md, "The engine's early return". (The turn skips this call for a single
+  // command that moves nothing, with its express post: that one cost those points nothing.)
   copy_single_pieces(w, b, fast);
   rerun_by_warp(p, w, b, slow);
   // Data before completions: every lane fences its own copies (device scope: the waiters
@@ -642,6 +643,60 @@ __device__ __forceinline__ std::uint32_t cq_room(warp_state& w) {
   return cq_free;
 }
 
+/// Writes one completion to slot `slot` of `cq`: DW0-2, then a release fence (ordering them and,
+/// through the warp's last barrier, its fetches and copies before the post), then DW3 with the
+/// CID, status (both from `inf`, pack_info) and `phase`.
+__device__ __forceinline__ void write_completion(nvme::completion* cq, std::uint32_t slot,
+                                                 bool phase, std::uint32_t inf, std::uint32_t sqhd,
+                                                 std::uint16_t qid) {
+  const nvme::status status{static_cast<std::uint8_t>((inf >> 24) & 7u),
+                            static_cast<std::uint8_t>((inf >> 16) & 0xffu)};
+  std::uint32_t* const words = reinterpret_cast<std::uint32_t*>(cq + slot);
+  __stcg(reinterpret_cast<uint2*>(words), make_uint2(0, 0));
+  __stcg(words + 2, sqhd | (std::uint32_t{qid} << 16));
+  cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
+  cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[3]).store(
+      nvme::completion::make_dw3(static_cast<std::uint16_t>(inf & 0xffffu), phase, status),
+      cuda::memory_order_relaxed);
+}
+
+/// Whether this turn's batch is one command due at once with nothing parked (QD1 on an untimed
+/// drive; warp-uniform): its completion can be posted now (post_single), without the pending
+/// table, and when it moves no data, without move_data's barriers and fence.
+__device__ __forceinline__ bool single_now(const warp_state& w, const claim& k, const batch& b) {
+  if (k.total != 1 || w.parked != 0) return false;
+  const bool now = b.mine && b.when == 0 && b.fate == emu::fault_action::none && b.hold_token == 0;
+  return __shfl_sync(full, static_cast<std::uint32_t>(now), 0) != 0;
+}
+
+/// Whether any lane of the batch has data to move (move_data's work).
+__device__ __forceinline__ bool moves_any(const batch& b) {
+  return __any_sync(full,
+                    b.mine && b.moves && b.status.ok() && (b.rec.copies != 0 || b.rec.zeros != 0));
+}
+
+/// Posts the completion of a single_now batch (its entry is lane 0's) from its queue's lane,
+/// without the pending table (park_completions, post_due). False, posting nothing, when the CQ
+/// is full: the caller parks it as any other.
+__device__ __forceinline__ bool post_single(warp_state& w, const batch& b) {
+  const int lane = w.lane;
+  const int o = __shfl_sync(full, b.owner, 0);
+  const std::uint32_t inf = __shfl_sync(full, pack_info(b.c.cid, b.status, 0), 0);
+  const std::uint32_t cq_free = cq_room(w);
+  // The entry's fetch (lane 0) and any copies (move_data, whose lanes fenced) before the post.
+  __syncwarp();
+  const bool post = lane == o && cq_free != 0;
+  if (post) {
+    const std::uint64_t v = w.cq_tail;
+    write_completion(w.Q.cq, static_cast<std::uint32_t>(v % w.Q.cq_entries),
+                     ((v / w.Q.cq_entries) & 1) == 0, inf, w.sq_head, w.Q.qid);
+    w.cq_tail += 1;
+    w.st.completed += 1;
+    if (((inf >> 16) & 0x7ffu) != 0) ++w.st.errors;
+  }
+  return __any_sync(full, post);
+}
+
 /// Row `k` of the pending table has slots of held commands (`hr`, warp-uniform): each due one
 /// takes its command back from its queue's held table (`held`: this lane's queue's, shuffled to
 /// the slot's owner) by its token; if an Abort took it first, the Abort's completion is the
@@ -707,20 +762,10 @@ __device__ __forceinline__ bool post_due(warp_state& w, const abort_tables& abor
     const bool post = ready && rank < o_free;
     if (post) {
       const std::uint64_t v = tail + rank;
-      const auto slot = static_cast<std::uint32_t>(v % o_cqn);
-      const bool phase = ((v / o_cqn) & 1) == 0;
-      const nvme::status status{static_cast<std::uint8_t>((inf >> 24) & 7u),
-                                static_cast<std::uint8_t>((inf >> 16) & 0xffu)};
-      std::uint32_t* const words = reinterpret_cast<std::uint32_t*>(o_cq + slot);
-      __stcg(reinterpret_cast<uint2*>(words), make_uint2(0, 0));
-      __stcg(words + 2, std::uint32_t{o_sqhd} | (std::uint32_t{o_qid} << 16));
-      // This lane's release fence orders DW0-2 (stored just above) before DW3, and with them
-      // what the warp did before its last barrier: the entries' fetch and the data copies (whose
-      // lanes also fenced, move_data, when the batch moved data).
-      cuda::atomic_thread_fence(cuda::memory_order_release, cuda::thread_scope_device);
-      cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[3]).store(
-          nvme::completion::make_dw3(static_cast<std::uint16_t>(inf & 0xffffu), phase, status),
-          cuda::memory_order_relaxed);
+      // The lane's release fence orders what the warp did before its last barrier: the entries'
+      // fetch and the data copies (whose lanes also fenced, move_data, when the batch moved data).
+      write_completion(o_cq, static_cast<std::uint32_t>(v % o_cqn), ((v / o_cqn) & 1) == 0, inf,
+                       o_sqhd, o_qid);
       w.due[s] = empty_slot;
       // Count per queue: the group's lowest lane reports how many of its group posted.
       if (rank == 0) {
@@ -1060,8 +1105,13 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
       batch b;
       fetch_batch(p, w, k, b);
       book_time(p, w, b);
-      move_data(p, w, b);
-      park_completions(w, b);
+      // One command due at once (QD1 on an untimed drive) is posted in this turn, and without
+      // move_data when it moves nothing: QD1 `null` about 1 us shorter in the emulator protocol
+      // and 2 us in the hardware one, whose reads are two commands (H200; docs/gpu-engine.md,
+      // "The engine's express post").
+      const bool single = single_now(w, k, b);
+      if (!single || moves_any(b)) move_data(p, w, b);
+      if (!single || !post_single(w, b)) park_completions(w, b);
     }
     if (w.parked > 0 && post_due(w, p.aborts)) idle = false;
     if (p.handover.records != nullptr) hand_over(p, w, turn);
