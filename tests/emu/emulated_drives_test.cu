@@ -1174,6 +1174,16 @@ __global__ void status_kernel(drives_ref v, std::byte* buf, std::uint16_t* out) 
   out[3] = q.submit_and_wait(bad, 0).status().code();
   out[4] = q.submit_and_wait(nvme::flush(1), 0).status().code();
   out[5] = q.submit_and_wait(nvme::read(1, v.lbas() - 1, 1, p), 0).status().code();  // last LBA
+  // Write Zeroes (the engine zeroes the media, no copy), then LBAs 0-7 read back over ones.
+  out[6] = q.submit_and_wait(nvme::write_zeroes(1, 0, 8), 0).status().code();
+  auto* const words = reinterpret_cast<std::uint32_t*>(buf);
+  for (std::uint32_t i = 0; i < 8 * 512 / 4; ++i)
+    words[i] = ~0u;
+  out[7] = q.submit_and_wait(nvme::read(1, 0, 8, p), 0).status().code();
+  std::uint16_t nonzero = 0;
+  for (std::uint32_t i = 0; i < 8 * 512 / 4; ++i)
+    nonzero += words[i] != 0 ? 1 : 0;
+  out[8] = nonzero;
 }
 
 TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
@@ -1193,7 +1203,7 @@ TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
   CUDA_OK(cudaMalloc(&region, 8u << 20));
   CUDA_OK(cudaMalloc(&list, 16 * 4096));
   CUDA_OK(cudaMallocManaged(&res, sizeof(prp_case_result)));
-  CUDA_OK(cudaMallocManaged(&codes, 8 * sizeof(std::uint16_t)));
+  CUDA_OK(cudaMallocManaged(&codes, 9 * sizeof(std::uint16_t)));
   CUDA_OK(bam::preload_kernel(prp_kernel));
   CUDA_OK(bam::preload_kernel(status_kernel));
   bam::emu::gpu::emulated_drives drives(cfg);
@@ -1222,6 +1232,15 @@ TEST(GpuDrives, MultiPagePrpsStatusesAndNullDrives) {
   EXPECT_EQ(codes[3], nvme::sc::invalid_opcode.code());
   EXPECT_EQ(codes[4], 0);
   EXPECT_EQ(codes[5], 0);
+  EXPECT_EQ(codes[6], 0);
+  EXPECT_EQ(codes[7], 0);
+  EXPECT_EQ(codes[8], 0) << "words of the zeroed blocks that read back non-zero";
+  // One command at a time on an untimed drive: every completion above took the engine's express
+  // post (engine.cu, post_single), which counts them as post_due does: a write and a read per
+  // PRP case, the status kernel's 8 commands, of which the first 4 failed.
+  ASSERT_EQ(drives.stats().size(), 1u);
+  EXPECT_EQ(drives.stats()[0].completed, std::size(cases) * 2 + 8);
+  EXPECT_EQ(drives.stats()[0].errors, 4u);
 
   // A null drive completes reads successfully without touching the buffer.
   bam::emu::gpu::drives_config ncfg = cfg;

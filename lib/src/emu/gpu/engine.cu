@@ -15,6 +15,9 @@
 //                     all lanes (media <-> the buffer PRP1/PRP2 name; multi-page PRPs through
 //                     walk_prps); park_completions then parks the completions in shared memory;
 //   4. post_due       posts every parked completion that is due (CQ has room): DW0-2, then DW3.
+// A turn that took a single command due at once with nothing parked (QD1 on an untimed drive)
+// posts it in its queue's lane instead of parking it (post_single: the same stores and per-queue
+// counts as post_due), and skips move_data when it moves no data.
 // Every 256 turns a warp also reads the stop flag and completes the commands an Abort took back
 // (serve_aborts); warp 0 serves the drives' admin queues (serve_admin: Abort), when the drives
 // were built with recovery. With queue handover on (engine_handover: note_turn, hand_over), a warp
@@ -575,7 +578,9 @@ __device__ __forceinline__ void move_data(const engine_params& p, const warp_sta
   // fence then orders nothing: on an H200 the branch alone, never taken where every batch moves
   // data, made Figure 4's 1K-thread reads at 8-10 SSDs 5-17 % slower (and QD1 1-3 us faster);
   // docs/gpu-engine.md, "The engine's early return". (The turn skips this call for a single
-  // command that moves nothing, with its express post: that one cost those points nothing.)
+  // command that moves nothing, with its express post: Figure 4's 1- and 10-SSD points, 3
+  // processes each, read 1.0005 / 1.0007 of before on the rates' geometric mean, and the 10-SSD
+  // point 0.992 in a noisier call: docs/gpu-engine.md, "The engine's express post".)
   copy_single_pieces(w, b, fast);
   rerun_by_warp(p, w, b, slow);
   // Data before completions: every lane fences its own copies (device scope: the waiters
@@ -643,12 +648,15 @@ __device__ __forceinline__ std::uint32_t cq_room(warp_state& w) {
   return cq_free;
 }
 
-/// Writes one completion to slot `slot` of `cq`: DW0-2, then a release fence (ordering them and,
-/// through the warp's last barrier, its fetches and copies before the post), then DW3 with the
-/// CID, status (both from `inf`, pack_info) and `phase`.
-__device__ __forceinline__ void write_completion(nvme::completion* cq, std::uint32_t slot,
-                                                 bool phase, std::uint32_t inf, std::uint32_t sqhd,
-                                                 std::uint16_t qid) {
+/// Writes the completion at virtual CQ position `v` of `cq` (`entries` entries): DW0-2, then a
+/// release fence (ordering them and, through the warp's last barrier, its fetches and copies
+/// before the post), then DW3 with the CID and status (both from `inf`, pack_info) and the pass's
+/// phase.
+__device__ __forceinline__ void write_completion(nvme::completion* cq, std::uint32_t entries,
+                                                 std::uint64_t v, std::uint32_t inf,
+                                                 std::uint32_t sqhd, std::uint16_t qid) {
+  const auto slot = static_cast<std::uint32_t>(v % entries);
+  const bool phase = ((v / entries) & 1) == 0;
   const nvme::status status{static_cast<std::uint8_t>((inf >> 24) & 7u),
                             static_cast<std::uint8_t>((inf >> 16) & 0xffu)};
   std::uint32_t* const words = reinterpret_cast<std::uint32_t*>(cq + slot);
@@ -687,9 +695,7 @@ __device__ __forceinline__ bool post_single(warp_state& w, const batch& b) {
   __syncwarp();
   const bool post = lane == o && cq_free != 0;
   if (post) {
-    const std::uint64_t v = w.cq_tail;
-    write_completion(w.Q.cq, static_cast<std::uint32_t>(v % w.Q.cq_entries),
-                     ((v / w.Q.cq_entries) & 1) == 0, inf, w.sq_head, w.Q.qid);
+    write_completion(w.Q.cq, w.Q.cq_entries, w.cq_tail, inf, w.sq_head, w.Q.qid);
     w.cq_tail += 1;
     w.st.completed += 1;
     if (((inf >> 16) & 0x7ffu) != 0) ++w.st.errors;
@@ -761,11 +767,9 @@ __device__ __forceinline__ bool post_due(warp_state& w, const abort_tables& abor
     }
     const bool post = ready && rank < o_free;
     if (post) {
-      const std::uint64_t v = tail + rank;
       // The lane's release fence orders what the warp did before its last barrier: the entries'
       // fetch and the data copies (whose lanes also fenced, move_data, when the batch moved data).
-      write_completion(o_cq, static_cast<std::uint32_t>(v % o_cqn), ((v / o_cqn) & 1) == 0, inf,
-                       o_sqhd, o_qid);
+      write_completion(o_cq, o_cqn, tail + rank, inf, o_sqhd, o_qid);
       w.due[s] = empty_slot;
       // Count per queue: the group's lowest lane reports how many of its group posted.
       if (rank == 0) {
