@@ -64,10 +64,35 @@ def workload_of(cfg, tool):
     return flat
 
 
-def job_entry(cfg, job, b, tool, runs=()):
+def latency_runs(job, b):
+    """{metric: [each repeated run's value]} of a job's latency percentiles
+    (bamkit.repeat.lat_us, both directions together, so only for a job that ran one direction)."""
+    dirs = [d for d in ("read", "write") if job[d]["total_ios"] > 0]
+    lat = (b.get("repeat") or {}).get("lat_us") or {}
+    if len(dirs) != 1:
+        return {}
+    return {f"{dirs[0]}.lat_{name}_us": list(lat[name]) for name, _ in PERCENTILES if lat.get(name)}
+
+
+def process_latencies(path):
+    """{job index: {metric: [every run's value in every process]}} of a sweep point that ran
+    several processes (reports.process_reports); {} else."""
+    out = {}
+    docs = reports.process_reports(path)
+    for doc in docs:
+        if len(doc["jobs"]) != len(docs[0]["jobs"]):  # not the same command: not the same jobs
+            continue
+        for i, (_, job, b) in enumerate(reports.jobs(doc)):
+            for k, v in latency_runs(job, b).items():
+                out.setdefault(i, {}).setdefault(k, []).extend(v)
+    return out
+
+
+def job_entry(cfg, job, b, tool, runs=(), lat_procs=None):
     """The job's metrics. Its rates' spread: the IOPS over its repeated runs and, for a sweep
     point that ran several processes, over theirs (`runs`: reports.process_runs' entry), as a
-    fraction of its IOPS carried over to its other rates."""
+    fraction of its IOPS carried over to its other rates. Its latency percentiles' spread: their
+    values over the same runs (`lat_procs`: process_latencies' entry)."""
     e = Entry(workload_of(cfg, tool))
     m = e.metrics
     rep = b.get("repeat") or {}
@@ -83,10 +108,9 @@ def job_entry(cfg, job, b, tool, runs=()):
 
     rate("iops", iops)
     rate("bw_bytes", reports.total_bw(job))
-    # The latency percentiles' spread: each repeated run's (bamkit.repeat.lat_us, both
-    # directions together, so only for a job that ran one direction).
-    dirs = [d for d in ("read", "write") if job[d]["total_ios"] > 0]
-    lat_runs = (rep.get("lat_us") or {}) if len(dirs) == 1 else {}
+    lat_runs = latency_runs(job, b)
+    for k, v in (lat_procs or {}).items():
+        lat_runs[k] = lat_runs.get(k, []) + v
     st = b.get("stats") or {}
     for k in ("accesses_per_s", "effective_GBps", "lookups_per_s", "miss_iops"):
         rate(k, st.get(k))
@@ -95,7 +119,7 @@ def job_entry(cfg, job, b, tool, runs=()):
             pct = job[d]["clat_ns"].get("percentile", {})
             for name, key in PERCENTILES:
                 if key in pct:
-                    runs_v = lat_runs.get(name)
+                    runs_v = lat_runs.get(f"{d}.lat_{name}_us")
                     m[f"{d}.lat_{name}_us"] = Metric(TIME, pct[key] / 1e3,
                                                      min(runs_v) if runs_v else None,
                                                      max(runs_v) if runs_v else None)
@@ -178,7 +202,9 @@ def report_entries(doc, prefix, path=None):
     it)."""
     tool = doc["bamkit"].get("tool", "")
     runs = reports.process_runs(path) if path is not None else {}
-    return {f"{prefix}#{i}": job_entry(cfg, job, b, b.get("tool", tool), runs.get(i, ()))
+    lats = process_latencies(path) if path is not None else {}
+    return {f"{prefix}#{i}": job_entry(cfg, job, b, b.get("tool", tool), runs.get(i, ()),
+                                       lats.get(i))
             for i, (cfg, job, b) in enumerate(reports.jobs(doc))}
 
 
@@ -253,8 +279,8 @@ def load(path):
     if not p.exists():
         raise Unusable(f"{p}: no such file or folder")
     doc = _load_json(p)
-    if reports.is_report(doc):
-        return "bamkit", report_entries(doc, "job")
+    if reports.is_report(doc):  # a sweep point's processes beside it count as in a folder
+        return "bamkit", report_entries(doc, "job", p)
     if isinstance(doc, dict) and doc.get("perf_counts") == 1:
         return "bamkit", counts_entries(doc)
     if isinstance(doc, dict) and isinstance(doc.get("benchmarks"), list):

@@ -198,13 +198,14 @@ def read_processes(rec_path):
     return json.loads(data)
 
 
-@functools.lru_cache(maxsize=64)
-def _process_runs(rec_path, stamp):  # noqa: ARG001 (stamp: a rewritten file is read again)
+def _successful_reports(rec_path):
+    """The reports of the processes in a processes record that succeeded, in order; [] when the
+    record cannot be read."""
     try:
         rec = read_processes(rec_path)
     except (OSError, ValueError):
-        return {}
-    per_run = []
+        return []
+    out = []
     for run in rec.get("runs", []):
         if run.get("exit_status") != 0:
             continue
@@ -213,7 +214,20 @@ def _process_runs(rec_path, stamp):  # noqa: ARG001 (stamp: a rewritten file is 
         except ValueError:
             continue
         if is_report(doc):
-            per_run.append(job_rates(doc))
+            out.append(doc)
+    return out
+
+
+def process_reports(report_path):
+    """The reports of a sweep point's processes that succeeded (processes_path), in order; [] for
+    a point of one process."""
+    rec = processes_path(report_path)
+    return [] if rec is None else _successful_reports(rec)
+
+
+@functools.lru_cache(maxsize=64)
+def _process_runs(rec_path, stamp):  # noqa: ARG001 (stamp: a rewritten file is read again)
+    per_run = [job_rates(doc) for doc in _successful_reports(rec_path)]
     by_job = {}
     for rates in per_run:
         if len(rates) == len(per_run[0]):  # the same command: the same jobs, in the same order

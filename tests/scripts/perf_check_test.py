@@ -1,13 +1,17 @@
 """scripts/perf-check: passes an identical run, catches a deliberately slower run and a
-deliberately larger I/O count, respects the repeats' spread, refuses differing workloads naming
+deliberately larger I/O count, respects the repeats' and a sweep point's processes' spread, refuses differing workloads naming
 the key, reads older reports (a key they lack counts as its default), sweep folders and Google
 Benchmark JSON."""
 import copy
 import json
 import subprocess
+import sys
 import unittest
 
-from script_test import BUILD, TempDirTest, run
+from script_test import BUILD, REPO, TempDirTest, run
+
+sys.path.insert(0, str(REPO / "scripts" / "pylib"))
+import reports  # noqa: E402
 
 NBB = BUILD / "tools" / "nvm-block-bench" / "nvm-block-bench"
 CB = BUILD / "tools" / "cache-bench" / "cache-bench"
@@ -148,6 +152,42 @@ class PerfCheckTest(TempDirTest):
         # A baseline without the runs' percentiles (an older report): judged by the tolerance.
         del b["repeat"]["lat_us"]
         run("perf-check", self.write("b.json", base), with_p99(1.3), check=1)
+
+    def test_a_sweep_points_processes_widen_the_spread(self):
+        # A sweep point of 3 processes (<id>.processes.json.gz beside its report): the baseline's
+        # processes read 0.9-1.05 times its median process's IOPS and 0.8-1.4 times its p99. A
+        # new run 8 % slower with a p99 30 % higher lies inside that, a p99 60 % higher outside;
+        # without the processes (the report alone) 30 % is outside the runs' +-2 %.
+        base = tight(self.doc("nbb.json"))
+        pct = base["jobs"][0]["read"]["clat_ns"]["percentile"]
+
+        def run_of(f_rate, f_p99):
+            d = scale_rates(copy.deepcopy(base), f_rate, latencies=False)
+            d["jobs"][0]["read"]["clat_ns"]["percentile"]["99.000000"] = pct["99.000000"] * f_p99
+            rep = d["jobs"][0].get("bamkit", d["bamkit"])["repeat"]
+            rep["lat_us"]["p99"] = [x * f_p99 for x in rep["lat_us"]["p99"]]
+            return d
+
+        point = self.tmp / "base"
+        point.mkdir()
+        (point / "p0.json").write_text(json.dumps(base))
+        procs = {"runs": [{"exit_status": 0, "report": json.dumps(run_of(f, g))}
+                          for f, g in ((1.0, 1.0), (0.9, 0.8), (1.05, 1.4))]}
+        (point / "p0.processes.json.gz").write_bytes(reports.processes_bytes(json.dumps(procs)))
+        new = self.tmp / "new"
+        new.mkdir()
+        inside = new / "p0.json"
+        inside.write_text(json.dumps(run_of(0.92, 1.3)))
+        # The folders, or the point's report named alone (entries named by file, or job#i).
+        for b, n in ((point, new), (point / "p0.json", inside)):
+            r = run("perf-check", b, n, check=0)
+            self.assertRegex(r.stdout, r"iops\s+rate.*-8\.0 %\s+ok")
+            self.assertRegex(r.stdout, r"read\.lat_p99_us\s+time.*\+30\.0 %\s+ok")
+        outside = self.write("outside.json", run_of(1.0, 1.6))
+        r = run("perf-check", point / "p0.json", outside, check=1)
+        self.assertRegex(r.stdout, r"read\.lat_p99_us\s+time.*\+60\.0 %\s+REGRESSION")
+        r = run("perf-check", self.write("alone.json", base), inside, check=1)
+        self.assertRegex(r.stdout, r"read\.lat_p99_us\s+time.*\+30\.0 %\s+REGRESSION")
 
     def test_unusable_input_exits_2_naming_the_key(self):
         r = run("perf-check", self.d / "nbb.json", self.tmp / "missing.json", check=2)
