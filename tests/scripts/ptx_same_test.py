@@ -1,0 +1,54 @@
+"""scripts/gpu/ptx-same on this repository's history: the express post's review (8d320a7), a
+refactor, compiles to the PTX of the code measured before it (3ea96ee); the express post itself
+does not (against 0937a7c); an unknown revision or a file the build does not compile exits 2,
+named. Skipped (exit 77) without the history (a shallow clone) or a configured CUDA build."""
+import shutil
+import subprocess
+import sys
+import unittest
+from pathlib import Path
+
+from script_test import BUILD, REPO, TempDirTest, run
+
+MEASURED, REFACTORED, BEFORE = "3ea96ee", "8d320a7", "0937a7c"
+
+
+def missing():
+    for rev in (MEASURED, REFACTORED, BEFORE):
+        if subprocess.run(["git", "-C", str(REPO), "cat-file", "-e", f"{rev}^{{commit}}"],
+                          capture_output=True).returncode != 0:
+            return f"revision {rev} not in this clone"
+    if not (BUILD / "compile_commands.json").exists():
+        return f"no compile_commands.json in {BUILD}"
+    if shutil.which("nvcc") is None and not Path("/usr/local/cuda/bin/nvcc").exists():
+        return "no nvcc"
+    return None
+
+
+class PtxSameTest(TempDirTest):
+    def test_a_refactor_keeps_the_measured_ptx(self):
+        r = run("gpu/ptx-same", MEASURED, REFACTORED, "--build", BUILD, check=0)
+        self.assertIn(f"lib/src/emu/gpu/engine.cu: the same PTX at {MEASURED} and {REFACTORED}",
+                      r.stdout)
+
+    def test_a_change_of_the_engine_changes_its_ptx(self):
+        r = run("gpu/ptx-same", BEFORE, MEASURED, "lib/src/emu/gpu/engine.cu", "--build", BUILD,
+                "--keep", self.tmp, check=1)
+        self.assertIn(f"the PTX differs between {BEFORE} and {MEASURED}", r.stdout)
+        kept = sorted(p.name for p in self.tmp.glob("*.ptx"))
+        self.assertEqual(kept, [f"engine.cu.{BEFORE}.ptx", f"engine.cu.{MEASURED}.ptx"])
+        self.assertIn(b".entry", (self.tmp / f"engine.cu.{MEASURED}.ptx").read_bytes())
+
+    def test_unusable_input_exits_2_naming_it(self):
+        r = run("gpu/ptx-same", "no-such-revision", "--build", BUILD, check=2)
+        self.assertIn("no-such-revision: not a revision", r.stderr)
+        r = run("gpu/ptx-same", MEASURED, "lib/src/no_such_file.cu", "--build", BUILD, check=2)
+        self.assertIn("lib/src/no_such_file.cu: not compiled by the build", r.stderr)
+
+
+if __name__ == "__main__":
+    why = missing()
+    if why:
+        print(f"skipped: {why}")
+        sys.exit(77)
+    unittest.main()
