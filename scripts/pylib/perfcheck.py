@@ -66,12 +66,19 @@ def workload_of(cfg, tool):
 
 def latency_runs(job, b):
     """{metric: [each repeated run's value]} of a job's latency percentiles
-    (bamkit.repeat.lat_us, both directions together, so only for a job that ran one direction)."""
+    (bamkit.repeat.lat_us, both directions together, so only for a job that ran one direction;
+    a job of one run: its own percentile)."""
     dirs = [d for d in ("read", "write") if job[d]["total_ios"] > 0]
     lat = (b.get("repeat") or {}).get("lat_us") or {}
     if len(dirs) != 1:
         return {}
-    return {f"{dirs[0]}.lat_{name}_us": list(lat[name]) for name, _ in PERCENTILES if lat.get(name)}
+    pct = job[dirs[0]]["clat_ns"].get("percentile", {})
+    out = {}
+    for name, key in PERCENTILES:
+        runs = lat.get(name) or ([pct[key] / 1e3] if key in pct and not b.get("repeat") else [])
+        if runs:
+            out[f"{dirs[0]}.lat_{name}_us"] = list(runs)
+    return out
 
 
 def process_latencies(path):

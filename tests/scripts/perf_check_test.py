@@ -1,17 +1,16 @@
 """scripts/perf-check: passes an identical run, catches a deliberately slower run and a
-deliberately larger I/O count, respects the repeats' and a sweep point's processes' spread, refuses differing workloads naming
+deliberately larger I/O count, respects the repeats' and a sweep point's processes' spread
+(processes of one run each too), refuses differing workloads naming
 the key, reads older reports (a key they lack counts as its default), sweep folders and Google
 Benchmark JSON."""
 import copy
 import json
 import subprocess
-import sys
 import unittest
 
-from script_test import BUILD, REPO, TempDirTest, run
+from script_test import BUILD, TempDirTest, run
 
-sys.path.insert(0, str(REPO / "scripts" / "pylib"))
-import reports  # noqa: E402
+import reports  # noqa: E402 (scripts/pylib: on the path through script_test)
 
 NBB = BUILD / "tools" / "nvm-block-bench" / "nvm-block-bench"
 CB = BUILD / "tools" / "cache-bench" / "cache-bench"
@@ -186,6 +185,19 @@ class PerfCheckTest(TempDirTest):
         outside = self.write("outside.json", run_of(1.0, 1.6))
         r = run("perf-check", point / "p0.json", outside, check=1)
         self.assertRegex(r.stdout, r"read\.lat_p99_us\s+time.*\+60\.0 %\s+REGRESSION")
+        # Processes of one run each (no bamkit.repeat): their own p99s make the spread.
+        one = []
+        for f, g in ((1.0, 1.0), (0.9, 0.8), (1.05, 1.4)):
+            d = run_of(f, g)
+            for job in d["jobs"]:
+                job.get("bamkit", d["bamkit"]).pop("repeat", None)
+            one.append(d)
+        (point / "p0.json").write_text(json.dumps(one[0]))
+        procs = {"runs": [{"exit_status": 0, "report": json.dumps(d)} for d in one]}
+        (point / "p0.processes.json.gz").write_bytes(reports.processes_bytes(json.dumps(procs)))
+        r = run("perf-check", point / "p0.json", inside, check=0)
+        self.assertRegex(r.stdout, r"read\.lat_p99_us\s+time.*\+30\.0 %\s+ok")
+        run("perf-check", point / "p0.json", outside, check=1)
         r = run("perf-check", self.write("alone.json", base), inside, check=1)
         self.assertRegex(r.stdout, r"read\.lat_p99_us\s+time.*\+30\.0 %\s+REGRESSION")
 
