@@ -85,10 +85,7 @@ def process_latencies(path):
     """{job index: {metric: [every run's value in every process]}} of a sweep point that ran
     several processes (reports.process_reports); {} else."""
     out = {}
-    docs = reports.process_reports(path)
-    for doc in docs:
-        if len(doc["jobs"]) != len(docs[0]["jobs"]):  # not the same command: not the same jobs
-            continue
+    for doc in reports.process_reports(path):
         for i, (_, job, b) in enumerate(reports.jobs(doc)):
             for k, v in latency_runs(job, b).items():
                 out.setdefault(i, {}).setdefault(k, []).extend(v)

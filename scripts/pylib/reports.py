@@ -198,13 +198,15 @@ def read_processes(rec_path):
     return json.loads(data)
 
 
-def _successful_reports(rec_path):
-    """The reports of the processes in a processes record that succeeded, in order; [] when the
-    record cannot be read."""
+@functools.lru_cache(maxsize=64)
+def _process_reports(rec_path, stamp):  # noqa: ARG001 (stamp: a rewritten file is read again)
+    """The reports of the processes in a processes record that succeeded and ran the first one's
+    jobs (the same command: the same jobs, in the same order); () when the record cannot be
+    read. Cached: callers must not change them."""
     try:
         rec = read_processes(rec_path)
     except (OSError, ValueError):
-        return []
+        return ()
     out = []
     for run in rec.get("runs", []):
         if run.get("exit_status") != 0:
@@ -213,42 +215,33 @@ def _successful_reports(rec_path):
             doc = json.loads(run.get("report", ""))
         except ValueError:
             continue
-        if is_report(doc):
+        if is_report(doc) and (not out or len(doc["jobs"]) == len(out[0]["jobs"])):
             out.append(doc)
-    return out
+    return tuple(out)
 
 
 def process_reports(report_path):
-    """The reports of a sweep point's processes that succeeded (processes_path), in order; [] for
-    a point of one process."""
+    """The reports of a sweep point's processes that succeeded (processes_path; those that ran
+    the first one's jobs), in order; [] for a point of one process. Each file is parsed once
+    while it is unchanged; the reports are shared: do not change them."""
     rec = processes_path(report_path)
-    return [] if rec is None else _successful_reports(rec)
-
-
-@functools.lru_cache(maxsize=64)
-def _process_runs(rec_path, stamp):  # noqa: ARG001 (stamp: a rewritten file is read again)
-    per_run = [job_rates(doc) for doc in _successful_reports(rec_path)]
-    by_job = {}
-    for rates in per_run:
-        if len(rates) == len(per_run[0]):  # the same command: the same jobs, in the same order
-            for j, r in enumerate(rates):
-                by_job.setdefault(j, []).append(r)
-    return by_job
+    if rec is None:
+        return []
+    try:
+        st = rec.stat()
+    except OSError:
+        return []
+    return list(_process_reports(str(rec), (st.st_mtime_ns, st.st_size, st.st_ino)))
 
 
 def process_runs(report_path):
     """{job index: [(IOPS, repeats' min, max) of each process that succeeded]} of a sweep point
-    that ran several processes (processes_path); {} else. Each file is parsed once while it is
-    unchanged."""
-    rec = processes_path(report_path)
-    if rec is None:
-        return {}
-    try:
-        st = rec.stat()
-    except OSError:
-        return {}
-    by_job = _process_runs(str(rec), (st.st_mtime_ns, st.st_size, st.st_ino))
-    return {j: list(v) for j, v in by_job.items()}
+    that ran several processes (process_reports); {} else."""
+    by_job = {}
+    for doc in process_reports(report_path):
+        for j, r in enumerate(job_rates(doc)):
+            by_job.setdefault(j, []).append(r)
+    return by_job
 
 
 def iops_range(b, job, runs=()):
