@@ -163,8 +163,10 @@ void run_case(const case_params& c) {
     bam::queue_counters qc{};
     CUDA_OK(cudaMemcpy(&qc, static_cast<std::byte*>(state) + i * state_bytes, sizeof qc,
                        cudaMemcpyDeviceToHost));
-    EXPECT_EQ(qc.sq_ticket, qc.sq_tail) << "queue " << i;
-    EXPECT_EQ(qc.sq_ticket, qc.cq_head) << "queue " << i;
+    EXPECT_EQ(qc.sq_ticket, bam::position_of(qc.sq_tail)) << "queue " << i;
+    EXPECT_EQ(qc.sq_ticket, bam::position_of(qc.cq_head)) << "queue " << i;
+    EXPECT_FALSE(bam::position_locked(qc.sq_tail) || bam::position_locked(qc.cq_head))
+        << "queue " << i << ": a lock left held";
     commands += qc.sq_ticket;
   }
   EXPECT_EQ(commands, std::uint64_t{c.threads} * c.lbas_per_thread * 4);

@@ -98,7 +98,8 @@ void run_case(std::uint32_t entries, std::uint32_t threads, std::uint32_t rounds
     CUDA_OK(cudaMemcpy(&c, p.counters, sizeof c, cudaMemcpyDeviceToHost));
     EXPECT_EQ(c.failed, 0u);
     EXPECT_EQ(c.timeouts, 0u);
-    EXPECT_EQ(c.cq_head, std::uint64_t{threads} * rounds * depth);
+    EXPECT_EQ(bam::position_of(c.cq_head), std::uint64_t{threads} * rounds * depth);
+    EXPECT_FALSE(bam::position_locked(c.cq_head) || bam::position_locked(c.sq_tail));
     std::vector<std::uint32_t> bits(p.cid_count / 32);
     CUDA_OK(cudaMemcpy(bits.data(), p.cid_bits, bits.size() * 4, cudaMemcpyDeviceToHost));
     for (std::uint32_t w : bits)

@@ -107,11 +107,9 @@ void queue_pair::reset() {
   queue_counters& c = *p.counters;
   zero(c.sq_ticket);
   zero(c.sq_tail);
-  zero(c.tail_lock);
   zero(c.sq_doorbell_writes);
   zero(c.sq_head);
   zero(c.cq_head);
-  zero(c.cq_lock);
   zero(c.cq_doorbell_writes);
   zero(c.timeouts);
   zero(c.late_completions);
@@ -134,8 +132,8 @@ queue_stats queue_pair::stats_now() const {
   s.sq_doorbell_writes = load(c.sq_doorbell_writes);
   s.cq_doorbell_writes = load(c.cq_doorbell_writes);
   s.sq_head = load(c.sq_head);
-  s.sq_tail = load(c.sq_tail);
-  s.cq_head = load(c.cq_head);
+  s.sq_tail = position_of(load(c.sq_tail));
+  s.cq_head = position_of(load(c.cq_head));
   s.timeouts = load(c.timeouts);
   s.late_completions = load(c.late_completions);
   s.abandoned = device_atomic_ref<std::uint32_t>(c.abandoned).load(relaxed);
@@ -164,12 +162,15 @@ queue_stats queue_pair::stats() const {
 std::string queue_pair::dump_state() const {
   const queue_pointers& p = pointers_;
   auto load32 = [](std::uint32_t& w) { return device_atomic_ref<std::uint32_t>(w).load(relaxed); };
+  auto locked = [](std::uint64_t& w) {
+    return position_locked(device_atomic_ref<std::uint64_t>(w).load(relaxed)) ? 1 : 0;
+  };
   const queue_stats s = stats();
   std::string out = fmt::format(
       "queue {}: sq_entries={} cq_entries={} tickets={} sq_tail={} sq_head={} cq_head={} "
       "tail_lock={} cq_lock={} sq_doorbells={} cq_doorbells={}\n",
       p.qid, p.sq_entries, p.cq_entries, s.submitted, s.sq_tail, s.sq_head, s.cq_head,
-      load32(p.counters->tail_lock), load32(p.counters->cq_lock), s.sq_doorbell_writes,
+      locked(p.counters->sq_tail), locked(p.counters->cq_head), s.sq_doorbell_writes,
       s.cq_doorbell_writes);
   std::uint32_t marked = 0, cids = 0;
   for (std::uint32_t i = 0; i < p.sq_entries; ++i) {

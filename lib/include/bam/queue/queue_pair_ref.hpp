@@ -27,6 +27,10 @@ namespace bam {
 /// moves the tail over every consecutive marked slot (never further than N-1 entries ahead of the
 /// SQ head) and rings the doorbell once for all of them.
 ///
+/// Each lock shares a word with the position it guards (queue_counters::sq_tail, cq_head: the
+/// position times 2, plus 1 while held): a thread that finds it free takes it by one
+/// read-modify-write, which returns the position, and leaves the new position with its unlock.
+///
 /// Completion: whoever holds the CQ lock moves the head over every posted entry, copying each
 /// into its command ID's box (`completion_box`) and setting the box ready; it advances the SQ
 /// head to the SQHD of the last entry passed (second turn-counter increment for every SQ slot
@@ -182,10 +186,11 @@ class queue_pair_ref {
   /// off frees every ID left reserved. Not while another thread reclaims or resets the queue.
   void set_owner_reclaims(bool on) const {
     backoff bo;
-    while (!try_lock(p_.counters->cq_lock))
+    std::uint64_t head = 0;
+    while (!lock_position(p_.counters->cq_head, head_word(), head))
       bo.pause();
     ref_t<std::uint32_t>(p_.counters->owner_reclaims).store(on ? 1 : 0, relaxed);
-    unlock(p_.counters->cq_lock);
+    unlock_position(p_.counters->cq_head, head);
     if (!on) {
       for (std::uint32_t id = 0; id < p_.cid_count; ++id)
         (void)reclaim(static_cast<std::uint16_t>(id));
@@ -257,8 +262,9 @@ class queue_pair_ref {
     BAM_HD bool expired(const queue_pair_ref& q) {
       if (q.failed()) return true;
       if (timeout_ns == 0) return false;
-      const std::uint64_t v = ref_t<std::uint64_t>(q.p_.counters->sq_head).load(relaxed) +
-                              ref_t<std::uint64_t>(q.p_.counters->cq_head).load(relaxed);
+      const std::uint64_t v =
+          ref_t<std::uint64_t>(q.p_.counters->sq_head).load(relaxed) +
+          position_of(ref_t<std::uint64_t>(q.p_.counters->cq_head).load(relaxed));
       const std::uint64_t t = now_ns();
       if (since == 0 || v != seen) {
         seen = v;
@@ -310,8 +316,9 @@ class queue_pair_ref {
     // narrow batches' kernels keep their own state); the host's back-off takes no ceiling.
 #if BAM_DEVICE_CODE
     const std::uint64_t held =
-        B.spare ? ref_t<std::uint64_t>(p_.counters->sq_ticket).load(relaxed) - head_hint()
-                : ~std::uint64_t{0};
+        B.spare
+            ? ref_t<std::uint64_t>(p_.counters->sq_ticket).load(relaxed) - position_of(head_word())
+            : ~std::uint64_t{0};
     backoff bo(sleep_cap(held));
 #else
     backoff bo;
@@ -321,7 +328,7 @@ class queue_pair_ref {
       // load is a fence each time); the box, the CQ head and the failed mark (nothing it
       // publishes is read here) with their loads in flight together.
       const std::uint32_t st = state.load(device_relaxed(acquire));
-      const std::uint64_t head = head_hint();
+      const std::uint64_t head = head_word();
       const bool failed_now =
           ref_t<std::uint32_t>(p_.counters->failed).load(device_relaxed(acquire)) != 0;
       if ((st & box_ready) != 0) {
@@ -458,12 +465,20 @@ class queue_pair_ref {
   }
 
   // ---- locks ---------------------------------------------------------------------------------
-  BAM_HD static bool try_lock(std::uint32_t& word) {
-    ref_t<std::uint32_t> l(word);
-    return l.load(relaxed) == 0 && l.exchange(1, acquire) == 0;
+  /// Takes the lock of a position word (queue_counters::sq_tail, cq_head) that the caller's last
+  /// look, `seen`, found free: true, with the position it guards in `position` (the
+  /// read-modify-write returns it: no load after taking the lock). False, without a
+  /// read-modify-write when `seen` was locked, when another thread holds it.
+  BAM_HD static bool lock_position(std::uint64_t& word, std::uint64_t seen,
+                                   std::uint64_t& position) {
+    if (position_locked(seen)) return false;
+    const std::uint64_t old = ref_t<std::uint64_t>(word).fetch_or(position_lock, acquire);
+    position = position_of(old);
+    return !position_locked(old);
   }
-  BAM_HD static void unlock(std::uint32_t& word) {
-    ref_t<std::uint32_t>(word).store(0, release);
+  /// Releases a position word's lock, leaving `position`.
+  BAM_HD static void unlock_position(std::uint64_t& word, std::uint64_t position) {
+    ref_t<std::uint64_t>(word).store(position_word(position, false), release);
   }
 
   // ---- submission ----------------------------------------------------------------------------
@@ -524,14 +539,20 @@ class queue_pair_ref {
     marker.store(1, release);
 
     // Until some tail-lock holder has moved the tail past our slot, try to be that holder. The
-    // holder's clear of our marker publishes nothing we read: a relaxed look is enough. With
-    // registers to spare, a holder that moved the tail past `ticket` (virtual tail position v is
-    // ticket v's entry) needs no look after.
+    // holder's clear of our marker publishes nothing we read: a relaxed look is enough. The
+    // marker and the tail's word are loaded together (one round trip), and the lock, when free,
+    // is taken by one read-modify-write that returns the tail. With registers to spare, a holder
+    // that moved the tail past `ticket` (virtual tail position v is ticket v's entry) needs no
+    // look after.
     backoff bo_tail;
-    while (marker.load(device_relaxed(acquire)) != 0) {
-      if (try_lock(p_.counters->tail_lock)) {
-        const std::uint64_t tail = move_tail<B.tail>();
-        unlock(p_.counters->tail_lock);
+    ref_t<std::uint64_t> tail_word(p_.counters->sq_tail);
+    for (;;) {
+      const std::uint32_t mark = marker.load(device_relaxed(acquire));
+      const std::uint64_t seen = tail_word.load(relaxed);
+      if (mark == 0) break;
+      if (std::uint64_t tail = 0; lock_position(p_.counters->sq_tail, seen, tail)) {
+        tail = move_tail<B.tail>(tail);
+        unlock_position(p_.counters->sq_tail, tail);
         if ((B.spare && tail > ticket) || marker.load(device_relaxed(acquire)) == 0) break;
       }
       if (help_head<B>()) continue;  // a full SQ empties as completions are passed
@@ -559,18 +580,26 @@ class queue_pair_ref {
   /// store waits for its load and the loads went one round trip after another ("Holders in
   /// registers"). On the device markers are read and cleared relaxed and one fence after the loop
   /// orders the entries they publish before the doorbell (a release per slot cost one fence each:
-  /// "Fences"). Returns the virtual tail it left.
+  /// "Fences"). `tail`: the virtual tail the lock guarded (lock_position). Returns the virtual
+  /// tail it left, which the caller's unlock stores.
   template <std::uint32_t Batch>
-  BAM_HD std::uint64_t move_tail() const {
+  BAM_HD std::uint64_t move_tail(std::uint64_t tail) const {
     static_assert(Batch > 0, "a batch reads at least one marker");
     queue_counters& c = *p_.counters;
-    std::uint64_t tail = ref_t<std::uint64_t>(c.sq_tail).load(relaxed);
     // The SQ head only bounds the room (nothing it publishes is read here): an old value
-    // understates the room, so on the device it is read relaxed (an acquire is a fence).
+    // understates the room, so on the device it is read relaxed (an acquire is a fence). It is
+    // loaded with the first batch's markers (one round trip); markers past the room are not
+    // counted.
     std::uint64_t head = ref_t<std::uint64_t>(c.sq_head).load(device_relaxed(acquire));
     const std::uint64_t start = tail;
     std::uint32_t slot = static_cast<std::uint32_t>(tail % p_.sq_entries);
     for (;;) {
+      std::uint32_t marker[Batch];
+      BAM_UNROLL
+      for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
+        marker[k] = ref_t<std::uint32_t>(p_.tail_markers[s]).load(device_relaxed(acquire));
+        if (++s == p_.sq_entries) s = 0;
+      }
       // A full SQ holds N-1 entries: tail == head would read as empty to the controller.
       if (tail - head >= p_.sq_entries - 1) {
         head = ref_t<std::uint64_t>(c.sq_head).load(device_relaxed(acquire));
@@ -578,17 +607,10 @@ class queue_pair_ref {
       }
       const std::uint64_t room = p_.sq_entries - 1 - (tail - head);
       const std::uint32_t want = room < Batch ? static_cast<std::uint32_t>(room) : Batch;
-      std::uint32_t marker[Batch];
-      BAM_UNROLL
-      for (std::uint32_t k = 0, s = slot; k < Batch; ++k) {
-        marker[k] =
-            k < want ? ref_t<std::uint32_t>(p_.tail_markers[s]).load(device_relaxed(acquire)) : 0;
-        if (++s == p_.sq_entries) s = 0;
-      }
-      std::uint32_t n = 0;  // marked slots from `slot` on (markers past `want` read as 0)
+      std::uint32_t n = 0;  // marked slots from `slot` on, at most `want`
       BAM_UNROLL
       for (std::uint32_t k = 0; k < Batch; ++k) {
-        if (marker[k] == 0) break;
+        if (k == want || marker[k] == 0) break;
         ++n;
       }
       BAM_UNROLL
@@ -603,10 +625,11 @@ class queue_pair_ref {
     }
     if (tail == start) return tail;
     // The one fence orders the entries the markers published (acquired from them) and the tail
-    // before the doorbell. The lock's release store (the caller's unlock, a fence of its own)
+    // (in its word, still locked: the CQ-lock holder's check of an SQHD reads it) before the
+    // doorbell. The lock's release store (the caller's unlock, a fence of its own)
     // then orders this doorbell before the next holder's: after a relaxed unlock the doorbell,
     // written after this fence, could land after a later holder's and move the tail back.
-    ref_t<std::uint64_t>(c.sq_tail).store(tail, device_relaxed(release));
+    ref_t<std::uint64_t>(c.sq_tail).store(position_word(tail, true), device_relaxed(release));
 #if BAM_DEVICE_CODE
     cuda::atomic_thread_fence(acq_rel, Scope);
 #endif
@@ -654,31 +677,37 @@ class queue_pair_ref {
   /// controller reads the doorbell and then fences before it fetches up to that SQHD, and
   /// releases the entry after).
   BAM_HD std::uint64_t sq_tail_for_sqhd_check() const {
-    return ref_t<std::uint64_t>(p_.counters->sq_tail).load(device_relaxed(acquire));
+    return position_of(ref_t<std::uint64_t>(p_.counters->sq_tail).load(device_relaxed(acquire)));
   }
 
-  /// The CQ head as a hint (the holder reads the head again under the lock): relaxed on the
-  /// device, where every waiter's every poll reads it.
-  BAM_HD std::uint64_t head_hint() const {
+  /// The CQ head's word (head and lock) as a hint (the holder's lock returns the head itself):
+  /// relaxed on the device, where every waiter's every poll reads it.
+  BAM_HD std::uint64_t head_word() const {
     return ref_t<std::uint64_t>(p_.counters->cq_head).load(device_relaxed(acquire));
   }
 
   /// If the entry at the head is posted and the CQ lock is free, moves the head (true: the
-  /// caller may have something new to look at). One or two loads when there is nothing to do.
+  /// caller may have something new to look at). At most one load when there is nothing to do.
   template <batches B = wide>
   BAM_HD bool help_head() const {
     own_entry none;
-    return help_head_at<B>(head_hint(), none);
+    return help_head_at<B>(head_word(), none);
   }
-  /// help_head with the head hint already read, passing `own`'s completion to it (move_head).
+  /// help_head with the head's word already read (`hint`), passing `own`'s completion to it
+  /// (move_head). The lock is tried only where the hint found it free and the entry at the
+  /// hinted head posted, by one read-modify-write that returns the head; the word is not loaded
+  /// again (a second load of it beside the entry's cost the 128-queue `null` point 8 % and one
+  /// queue pair 6-10 %: docs/gpu-engine.md, "Locks that hold their position").
   template <batches B>
-  BAM_HD bool help_head_at(std::uint64_t head, own_entry& own) const {
+  BAM_HD bool help_head_at(std::uint64_t hint, own_entry& own) const {
+    const std::uint64_t head = position_of(hint);
     const auto slot = static_cast<std::uint32_t>(head % p_.cq_entries);
+    if (position_locked(hint)) return false;
     if (nvme::completion::dw3_phase(cq_ref(cqe_dw3(slot)).load(relaxed)) != phase_at(head))
       return false;
-    if (!try_lock(p_.counters->cq_lock)) return false;
-    move_head<B.head, B.chunk, B.spare>(own);
-    unlock(p_.counters->cq_lock);
+    std::uint64_t start = 0;
+    if (!lock_position(p_.counters->cq_head, hint, start)) return false;
+    unlock_position(p_.counters->cq_head, move_head<B.head, B.chunk, B.spare>(start, own));
     return true;
   }
 
@@ -689,17 +718,18 @@ class queue_pair_ref {
   /// read-modify-write, held a GPU queue to a third of what it carries this way (H100, 512 B,
   /// 128 queues: 34 M against 77 M completions/s). As in move_tail, every loop over a batch has
   /// a constant trip count, so the batch stays in registers; the entries' ID bits and words are
-  /// read `Chunk` at a time, all loads of a chunk in flight before any is used.
+  /// read `Chunk` at a time, all loads of a chunk in flight before any is used. `start`: the
+  /// virtual head the lock guarded (lock_position). Returns the head it left, which the caller's
+  /// unlock stores (waiters see the new head from there).
   template <std::uint32_t Batch, std::uint32_t Chunk, bool Spare>
-  BAM_HD void move_head(own_entry& own) const {
+  BAM_HD std::uint64_t move_head(std::uint64_t start, own_entry& own) const {
     static_assert(Batch > 0 && Batch <= 32 && Chunk > 0 && Batch % Chunk == 0,
                   "a batch's entries are one 32-bit mask, in whole chunks");
     queue_counters& c = *p_.counters;
-    const std::uint64_t start = ref_t<std::uint64_t>(c.cq_head).load(relaxed);
     // The SQ head is the holder's too (written only under the CQ lock); the SQ tail is read
     // after an acquire fence that follows the DW3 of the last entry passed (below). With
-    // registers to spare, the head with the CQ head and the tail with each batch's loads; else
-    // both after the loop.
+    // registers to spare, the head with the first batch's loads and the tail with each batch's;
+    // else both after the loop.
     std::uint64_t sq_head = 0, sq_tail = 0;
     if constexpr (Spare) sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
     const std::uint64_t limit = start + p_.cq_entries - 1;  // a full CQ holds N-1 entries
@@ -832,15 +862,15 @@ class queue_pair_ref {
       phase = phase_at(head);
       if (n < Batch) break;
     }
-    if (head == start) return;
+    if (head == start) return start;
 
     if constexpr (!Spare) {
       sq_head = ref_t<std::uint64_t>(c.sq_head).load(relaxed);
       sq_tail = sq_tail_for_sqhd_check();
     }
     if (!release_sq_slots(sqhd, sq_head, sq_tail)) invalid = true;
-    ref_t<std::uint64_t>(c.cq_head).store(head, device_relaxed(release));
-    // Every CQ entry passed was read before the last batch's release fence.
+    // Every CQ entry passed was read before the last batch's release fence. The caller's unlock
+    // (a release) orders this doorbell before the next holder's.
     Doorbell::template ring_after_fence<Scope>(p_.cq_doorbell, slot);
     ref_t<std::uint64_t>(c.cq_doorbell_writes).fetch_add(1, relaxed);
     if (late != 0) ref_t<std::uint64_t>(c.late_completions).fetch_add(late, relaxed);
@@ -849,6 +879,7 @@ class queue_pair_ref {
       ref_t<std::uint64_t>(c.invalid_completions).fetch_add(1, relaxed);
       fail();
     }
+    return head;
   }
 
   queue_pointers p_{};

@@ -11,16 +11,31 @@
 
 namespace bam {
 
-/// Shared counters of one queue pair. Virtual positions are 64-bit and never wrap.
+/// A virtual position and the lock that guards it, in one word (queue_counters::sq_tail,
+/// cq_head): the position times 2, plus `position_lock` while a thread holds the lock. One
+/// read-modify-write takes the lock and returns the position, and the holder's unlock stores the
+/// position it leaves.
+inline constexpr std::uint64_t position_lock = 1;
+BAM_HD constexpr std::uint64_t position_of(std::uint64_t word) {
+  return word >> 1;
+}
+BAM_HD constexpr std::uint64_t position_word(std::uint64_t position, bool locked) {
+  return position << 1 | (locked ? position_lock : 0);
+}
+BAM_HD constexpr bool position_locked(std::uint64_t word) {
+  return (word & position_lock) != 0;
+}
+
+/// Shared counters of one queue pair. Virtual positions are 64-bit and never wrap (below 2^63).
 struct queue_counters {
   alignas(128) std::uint64_t sq_ticket;  ///< next SQ ticket
-  alignas(128) std::uint64_t sq_tail;    ///< virtual SQ tail (under tail_lock)
-  std::uint32_t tail_lock;
-  std::uint64_t sq_doorbell_writes;    ///< SQ doorbell writes (under tail_lock)
-  alignas(128) std::uint64_t sq_head;  ///< virtual SQ head from SQHD (under cq_lock)
-  alignas(128) std::uint64_t cq_head;  ///< virtual CQ head (under cq_lock)
-  std::uint32_t cq_lock;
-  std::uint64_t cq_doorbell_writes;     ///< CQ doorbell writes (under cq_lock)
+  /// Virtual SQ tail and the tail lock (position_of, position_locked); the tail moves under it.
+  alignas(128) std::uint64_t sq_tail;
+  std::uint64_t sq_doorbell_writes;    ///< SQ doorbell writes (under the tail lock)
+  alignas(128) std::uint64_t sq_head;  ///< virtual SQ head from SQHD (under the CQ lock)
+  /// Virtual CQ head and the CQ lock (position_of, position_locked); the head moves under it.
+  alignas(128) std::uint64_t cq_head;
+  std::uint64_t cq_doorbell_writes;     ///< CQ doorbell writes (under the CQ lock)
   alignas(128) std::uint64_t timeouts;  ///< waits that gave up (wait_for)
   std::uint64_t late_completions;       ///< completions passed for a waiter that gave up
   std::uint64_t failures;               ///< times fail() was called (the first one failed it)
