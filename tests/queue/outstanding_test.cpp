@@ -384,21 +384,24 @@ TEST(QueueOutstanding, FailWakesWaitersAndKeepsTheirIdsAbandoned) {
 }
 
 // A completion whose SQHD says the controller fetched past the tail fails the queue instead of
-// releasing SQ slots that were never submitted.
+// releasing SQ slots that were never submitted: one past the tail (2 after 1 entry, which the
+// tail's word, 2 x the tail, would pass if read as a position) and further.
 TEST(QueueOutstanding, SqHeadPastTheTailFailsTheQueue) {
-  manual_controller ctrl(16);
-  bam::queue_pair qp(ctrl.desc());
-  const auto q = qp.ref();
-  nvme::command a = tagged(9);
-  const std::uint16_t ca = q.submit(a);
-  ASSERT_EQ(ctrl.fetch().size(), 1u);
-  ctrl.post_with_sqhd(ca, 9, 5);  // only 1 entry was submitted
-  nvme::completion e{};
-  within(2000ms, [&] { e = q.wait_for(ca, 100'000'000); });
-  EXPECT_EQ(e.dw0, 9u);  // the entry itself is delivered
-  EXPECT_TRUE(q.failed());
-  EXPECT_EQ(qp.pointers().counters->invalid_completions, 1u);
-  EXPECT_EQ(qp.stats().sq_head, 0u);  // not advanced past the tail
+  for (const std::uint16_t sqhd : {std::uint16_t{2}, std::uint16_t{5}}) {
+    manual_controller ctrl(16);
+    bam::queue_pair qp(ctrl.desc());
+    const auto q = qp.ref();
+    nvme::command a = tagged(9);
+    const std::uint16_t ca = q.submit(a);
+    ASSERT_EQ(ctrl.fetch().size(), 1u);
+    ctrl.post_with_sqhd(ca, 9, sqhd);  // only 1 entry was submitted
+    nvme::completion e{};
+    within(2000ms, [&] { e = q.wait_for(ca, 100'000'000); });
+    EXPECT_EQ(e.dw0, 9u) << "SQHD " << sqhd;  // the entry itself is delivered
+    EXPECT_TRUE(q.failed()) << "SQHD " << sqhd;
+    EXPECT_EQ(qp.pointers().counters->invalid_completions, 1u) << "SQHD " << sqhd;
+    EXPECT_EQ(qp.stats().sq_head, 0u) << "SQHD " << sqhd;  // not advanced past the tail
+  }
 }
 
 // The command-ID pool is twice the ring where the 16-bit ID space allows, and says so when not.

@@ -74,6 +74,10 @@ TEST_P(QueueProtocol, EveryCompletionReachesItsSubmitterOnce) {
   EXPECT_EQ(s.sq_tail, total);
   EXPECT_EQ(s.cq_head, total);
   EXPECT_EQ(s.sq_head, total);
+  // Every thread joined: both locks free, each word the position it guards times 2.
+  const bam::queue_counters& c = *qp.pointers().counters;
+  EXPECT_EQ(c.sq_tail, bam::position_word(total, false)) << qp.dump_state();
+  EXPECT_EQ(c.cq_head, bam::position_word(total, false)) << qp.dump_state();
   EXPECT_LE(s.sq_doorbell_writes, total);
   EXPECT_GE(s.sq_doorbell_writes, 1u);
   // The controller never saw more entries than the ring can hold.

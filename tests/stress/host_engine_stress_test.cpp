@@ -210,6 +210,10 @@ TEST_P(HostEngineStress, ReadsReturnLastWriteAndNothingIsLost) {
     const bam::queue_stats s = qp.queue().stats();
     EXPECT_EQ(s.submitted, s.cq_head) << "queue " << qp.qid();
     EXPECT_EQ(s.submitted, s.sq_tail) << "queue " << qp.qid();
+    // Both locks free once every thread is done (each word is its position times 2).
+    const bam::queue_counters& c = *qp.queue().pointers().counters;
+    EXPECT_FALSE(bam::position_locked(c.sq_tail) || bam::position_locked(c.cq_head))
+        << "queue " << qp.qid();
     submitted += s.submitted;
     consumed += s.cq_head;
     sq_doorbells += s.sq_doorbell_writes;

@@ -168,7 +168,7 @@ std::string queue_pair::dump_state() const {
   const queue_stats s = stats();
   std::string out = fmt::format(
       "queue {}: sq_entries={} cq_entries={} tickets={} sq_tail={} sq_head={} cq_head={} "
-      "tail_lock={} cq_lock={} sq_doorbells={} cq_doorbells={}\n",
+      "sq_tail_locked={} cq_head_locked={} sq_doorbells={} cq_doorbells={}\n",
       p.qid, p.sq_entries, p.cq_entries, s.submitted, s.sq_tail, s.sq_head, s.cq_head,
       locked(p.counters->sq_tail), locked(p.counters->cq_head), s.sq_doorbell_writes,
       s.cq_doorbell_writes);

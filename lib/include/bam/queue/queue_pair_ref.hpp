@@ -142,7 +142,8 @@ class queue_pair_ref {
   /// Moves the CQ head over the completions posted so far, if no other thread is doing it: the
   /// late completions of abandoned commands free their IDs (a queue passes them only while some
   /// thread waits on it). For the queue's owner (its recovery watchdog), which resets the queue
-  /// itself and so is not counted as a user. True when it moved the head.
+  /// itself and so is not counted as a user. True when it took the CQ lock (the head moved, or
+  /// nothing new was posted after all).
   BAM_HD bool poll() const { return help_head(); }
 
   /// Without waiting: true once the completion of `cid` (submitted by this thread, not yet
@@ -465,10 +466,10 @@ class queue_pair_ref {
   }
 
   // ---- locks ---------------------------------------------------------------------------------
-  /// Takes the lock of a position word (queue_counters::sq_tail, cq_head) that the caller's last
-  /// look, `seen`, found free: true, with the position it guards in `position` (the
-  /// read-modify-write returns it: no load after taking the lock). False, without a
-  /// read-modify-write when `seen` was locked, when another thread holds it.
+  /// Takes the lock of a position word (queue_counters::sq_tail, cq_head): true, with the
+  /// position it guards in `position` (the read-modify-write returns it: no load after taking the
+  /// lock). False when another thread holds it, without a read-modify-write when the caller's
+  /// last look at the word, `seen`, already showed it held.
   BAM_HD static bool lock_position(std::uint64_t& word, std::uint64_t seen,
                                    std::uint64_t& position) {
     if (position_locked(seen)) return false;
@@ -696,8 +697,8 @@ class queue_pair_ref {
   /// help_head with the head's word already read (`hint`), passing `own`'s completion to it
   /// (move_head). The lock is tried only where the hint found it free and the entry at the
   /// hinted head posted, by one read-modify-write that returns the head; the word is not loaded
-  /// again (a second load of it beside the entry's cost the 128-queue `null` point 8 % and one
-  /// queue pair 6-10 %: docs/gpu-engine.md, "Locks that hold their position").
+  /// again (a second load of it beside the entry's cost the 128-queue `null` point about 10 % and
+  /// one queue pair 4-9 %: docs/gpu-engine.md, "Locks that hold their position").
   template <batches B>
   BAM_HD bool help_head_at(std::uint64_t hint, own_entry& own) const {
     const std::uint64_t head = position_of(hint);

@@ -25,6 +25,8 @@ BAM_HD constexpr std::uint64_t position_word(std::uint64_t position, bool locked
 BAM_HD constexpr bool position_locked(std::uint64_t word) {
   return (word & position_lock) != 0;
 }
+static_assert(position_of(position_word(7, true)) == 7 && position_locked(position_word(7, true)) &&
+              !position_locked(position_word(7, false)));
 
 /// Shared counters of one queue pair. Virtual positions are 64-bit and never wrap (below 2^63).
 struct queue_counters {
