@@ -932,6 +932,20 @@ TEST(GpuTimingModel, ALatencyOnlyDriveCompletesNoSoonerThanItsLatency) {
 
 // ---- arbitration ------------------------------------------------------------------------------
 
+/// Whether CQ slot `slot` of `q` holds an entry of phase `phase` (posted in a pass of that phase),
+/// polled until the timer reaches `deadline` (0: one look).
+__device__ bool cq_posted(const bam::queue_pointers& q, std::uint32_t slot, bool phase,
+                          std::uint64_t deadline) {
+  auto* w = reinterpret_cast<std::uint32_t*>(q.cq + slot);
+  do {
+    if (nvme::completion::dw3_phase(
+            bam::device_atomic_ref<std::uint32_t>(w[nvme::completion_dw3_index])
+                .load(bam::acquire)) == phase)
+      return true;
+  } while (deadline != 0 && bam::now_ns() < deadline);
+  return false;
+}
+
 /// One block plays the host of two queues served by the same engine warp: thread 0 writes
 /// `backlog` reads into queue 0's SQ and one into queue 1's and rings queue 0's doorbell, then
 /// queue 1's; once queue 1's completion is posted the block counts, one slot per thread (a
@@ -942,17 +956,6 @@ __global__ void arbitration_kernel(drives_ref v, std::byte* buf, std::uint32_t b
                                    std::uint32_t* before) {
   const bam::queue_pointers q0 = v.queue(0, 0).pointers(), q1 = v.queue(0, 1).pointers();
   const std::uint64_t deadline = bam::now_ns() + 2'000'000'000;
-  // Polls until the entry is posted (true) or the deadline passes (false).
-  auto posted = [deadline](const bam::queue_pointers& q, std::uint32_t slot, bool wait) {
-    auto* w = reinterpret_cast<std::uint32_t*>(q.cq + slot);
-    do {
-      if (nvme::completion::dw3_phase(
-              bam::device_atomic_ref<std::uint32_t>(w[nvme::completion_dw3_index])
-                  .load(bam::acquire)))
-        return true;
-    } while (wait && bam::now_ns() < deadline);
-    return false;
-  };
   if (threadIdx.x == 0) {
     const nvme::prp_pair prp{reinterpret_cast<std::uintptr_t>(buf), 0};
     for (std::uint32_t i = 0; i < backlog; ++i) {
@@ -962,13 +965,13 @@ __global__ void arbitration_kernel(drives_ref v, std::byte* buf, std::uint32_t b
     q1.sq[0] = nvme::read(1, 0, 1, prp);
     bam::device_doorbell::ring(q0.sq_doorbell, backlog);  // release: the entries first
     bam::device_doorbell::ring(q1.sq_doorbell, 1);
-    if (!posted(q1, 0, true)) *before = ~0u - 1;  // never came
+    if (!cq_posted(q1, 0, true, deadline)) *before = ~0u - 1;  // never came
   }
   __syncthreads();
   const std::uint32_t n = static_cast<std::uint32_t>(
-      __syncthreads_count(threadIdx.x < backlog && posted(q0, threadIdx.x, false)));
+      __syncthreads_count(threadIdx.x < backlog && cq_posted(q0, threadIdx.x, true, 0)));
   if (threadIdx.x == 0 && *before == ~0u) *before = n;
-  if (threadIdx.x < backlog) (void)posted(q0, threadIdx.x, true);
+  if (threadIdx.x < backlog) (void)cq_posted(q0, threadIdx.x, true, deadline);
 }
 
 TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
@@ -1011,6 +1014,89 @@ TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
   std::printf("queue 0 completions before queue 1's: %u of %u\n", *before, backlog);
   CUDA_OK(cudaFree(buf));
   CUDA_OK(cudaFree(before));
+}
+
+// ---- the express post and a full CQ ----------------------------------------------------------
+
+/// One thread plays the host of one queue of `n` entries on an untimed drive, one command at a
+/// time, so that each goes through the engine's express post (engine.cu, post_single), and never
+/// moves the CQ head until told: commands 0 .. n-2 fill the CQ (a full CQ holds n-1 entries).
+/// Command n-1 then finds no room: the engine must park it (CQ slot n-1 stays empty, phase 0)
+/// until the CQ head doorbell moves, and post it after; command n goes to slot 0 of the CQ's
+/// second pass (phase 0). out[0]: completions that did not come within 1 s or came with another
+/// ID or an error; out[1]: 1 if command n-1 was posted while the CQ was full; out[2]: 1 if it
+/// was not posted within 1 s after the head moved.
+__global__ void full_cq_kernel(drives_ref v, std::byte* buf, std::uint32_t* out) {
+  const bam::queue_pointers q = v.queue(0, 0).pointers();
+  const std::uint32_t n = q.cq_entries;
+  const nvme::prp_pair prp{reinterpret_cast<std::uintptr_t>(buf), 0};
+  auto posted = [&q](std::uint32_t slot, bool phase, std::uint64_t ns) {
+    return cq_posted(q, slot, phase, bam::now_ns() + ns);
+  };
+  // Command k: SQ slot k mod n, its LBA and ID k; the doorbell past it.
+  auto submit = [&q, prp, n](std::uint32_t k) {
+    q.sq[k % n] = nvme::read(1, k, 1, prp);
+    q.sq[k % n].cid = static_cast<std::uint16_t>(k);
+    bam::device_doorbell::ring(q.sq_doorbell, (k + 1) % n);  // release: the entry first
+  };
+  auto check = [&q, n, out](std::uint32_t k) {
+    const nvme::completion& c = q.cq[k % n];
+    if (c.cid != k || !c.status().ok()) ++out[0];
+  };
+  constexpr std::uint64_t second = 1'000'000'000;
+  for (std::uint32_t k = 0; k + 1 < n; ++k) {
+    submit(k);
+    if (posted(k, true, second))
+      check(k);
+    else
+      ++out[0];
+  }
+  submit(n - 1);
+  if (posted(n - 1, true, 200'000)) out[1] = 1;      // 200 us: the engine turns every few us
+  bam::device_doorbell::ring(q.cq_doorbell, n - 1);  // the host took entries 0 .. n-2
+  if (posted(n - 1, true, second))
+    check(n - 1);
+  else
+    out[2] = 1;
+  submit(n);
+  if (posted(0, false, second))
+    check(n);
+  else
+    ++out[0];
+}
+
+TEST(GpuDrives, TheExpressPostWaitsForRoomInAFullCompletionQueue) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  bam::emu::gpu::drive_config dc;  // the default model: untimed (the express post applies)
+  dc.lbas = 1 << 12;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc},
+                                         .queues_per_drive = 1,
+                                         .queue_entries = 8,
+                                         .engine_blocks = 1,
+                                         .engine_warps_per_block = 1};
+  std::byte* buf = nullptr;
+  std::uint32_t* out = nullptr;
+  CUDA_OK(cudaMalloc(&buf, 4096));
+  CUDA_OK(cudaMallocManaged(&out, 3 * sizeof(std::uint32_t)));
+  out[0] = out[1] = out[2] = 0;
+  CUDA_OK(bam::preload_kernel(full_cq_kernel));
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  full_cq_kernel<<<1, 1, 0, s>>>(drives.ref(), buf, out);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+  EXPECT_EQ(out[0], 0u) << "completions missing, or with another ID or an error";
+  EXPECT_EQ(out[1], 0u) << "a completion was posted into a full CQ";
+  EXPECT_EQ(out[2], 0u) << "the parked completion was not posted once the CQ head moved";
+  ASSERT_EQ(drives.stats().size(), 1u);
+  EXPECT_EQ(drives.stats()[0].completed, cfg.queue_entries + 1);
+  EXPECT_EQ(drives.stats()[0].errors, 0u);
+  CUDA_OK(cudaFree(buf));
+  CUDA_OK(cudaFree(out));
 }
 
 // ---- the engine's data movement --------------------------------------------------------------
