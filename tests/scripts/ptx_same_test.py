@@ -1,7 +1,8 @@
 """scripts/gpu/ptx-same on this repository's history: the express post's review (8d320a7), a
 refactor, compiles to the PTX of the code measured before it (3ea96ee); the express post itself
-does not (against 0937a7c); an unknown revision or a file the build does not compile exits 2,
-named. Skipped (exit 77) without the history (a shallow clone) or a build that compiles the
+does not (against 0937a7c); the working tree has HEAD's PTX (when lib/ has no changes); an
+unknown revision, a file the build does not compile, or a command that reads the repository's
+headers by a relative path exits 2, named. Skipped (exit 77) without the history (a shallow clone) or a build that compiles the
 engine (configured with CUDA). The expected results hold for the toolchain of its time (nvcc 13.0,
 sm_90)."""
 import json
@@ -41,6 +42,24 @@ class PtxSameTest(TempDirTest):
         kept = sorted(p.name for p in self.tmp.glob("*.ptx"))
         self.assertEqual(kept, [f"engine.cu.0.{BEFORE}.ptx", f"engine.cu.1.{MEASURED}.ptx"])
         self.assertIn(b".entry", (self.tmp / f"engine.cu.1.{MEASURED}.ptx").read_bytes())
+
+    def test_the_working_tree_against_a_revision(self):
+        if subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--", "lib"],
+                          capture_output=True, text=True).stdout.strip():
+            self.skipTest("lib/ has changes that are not committed")
+        r = run("gpu/ptx-same", "HEAD", "--build", BUILD, check=0)
+        self.assertIn("lib/src/emu/gpu/engine.cu: the same PTX at HEAD and the working tree",
+                      r.stdout)
+
+    def test_a_relative_include_path_into_the_repository_is_refused(self):
+        # From a folder of the build, ../../../lib/include is the working tree's at either version.
+        engine = REPO / "lib/src/emu/gpu/engine.cu"
+        (self.tmp / "compile_commands.json").write_text(json.dumps([{
+            "directory": str(BUILD / "lib"), "file": str(engine),
+            "command": f"nvcc -I../../../lib/include -x cu -c {engine} -o engine.o"}]))
+        r = run("gpu/ptx-same", MEASURED, REFACTORED, "--build", self.tmp, check=2)
+        self.assertIn("names the repository's headers by a relative path (../../../lib/include",
+                      r.stderr)
 
     def test_unusable_input_exits_2_naming_it(self):
         r = run("gpu/ptx-same", "no-such-revision", "--build", BUILD, check=2)
