@@ -1020,22 +1020,32 @@ TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
 
 /// One thread plays the host of one queue of `n` entries on an untimed drive, one command at a
 /// time, so that each goes through the engine's express post (engine.cu, post_single), and never
-/// moves the CQ head until told: commands 0 .. n-2 fill the CQ (a full CQ holds n-1 entries).
-/// Command n-1 then finds no room: the engine must park it (CQ slot n-1 stays empty, phase 0)
-/// until the CQ head doorbell moves, and post it after; command n goes to slot 0 of the CQ's
-/// second pass (phase 0). out[0]: completions that did not come within 1 s or came with another
-/// ID or an error; out[1]: 1 if command n-1 was posted while the CQ was full; out[2]: 1 if it
-/// was not posted within 1 s after the head moved.
-__global__ void full_cq_kernel(drives_ref v, std::byte* buf, std::uint32_t* out) {
+/// moves the CQ head until told: commands 0 .. n-2 fill the CQ (a full CQ holds n-1 entries);
+/// command 0 writes a pattern to LBA n-1 from page 0 of `pages`, the others read LBAs 1 .. n-2
+/// into page 1. Command n-1 reads LBA n-1 into page 2 (zero) and finds no room in the CQ: once its
+/// data arrived (the engine's turn that took it ran: it moves the data, then posts), the engine
+/// must have parked it, not posted it (CQ slot n-1 stays empty, phase 0, for 200 us more), until
+/// the CQ head doorbell moves, and post it after; command n goes to slot 0 of the CQ's second pass
+/// (phase 0). out[0]: completions or data that did not come within 1 s, or completions with
+/// another ID or an error; out[1]: 1 if command n-1 was posted while the CQ was full; out[2]: 1 if
+/// it was not posted within 1 s after the head moved.
+__global__ void full_cq_kernel(drives_ref v, std::uint32_t* pages, std::uint32_t* out) {
   const bam::queue_pointers q = v.queue(0, 0).pointers();
   const std::uint32_t n = q.cq_entries;
-  const nvme::prp_pair prp{reinterpret_cast<std::uintptr_t>(buf), 0};
+  constexpr std::uint32_t words = 4096 / 4, pattern = 0xc0de0000u;
+  for (std::uint32_t i = 0; i < 512 / 4; ++i)
+    pages[i] = pattern + i;
   auto posted = [&q](std::uint32_t slot, bool phase, std::uint64_t ns) {
     return cq_posted(q, slot, phase, bam::now_ns() + ns);
   };
-  // Command k: SQ slot k mod n, its LBA and ID k; the doorbell past it.
-  auto submit = [&q, prp, n](std::uint32_t k) {
-    q.sq[k % n] = nvme::read(1, k, 1, prp);
+  // Command k: SQ slot k mod n, ID k; the doorbell past it.
+  auto submit = [&q, pages, n](std::uint32_t k) {
+    const auto page = [pages](std::uint32_t p) {
+      return nvme::prp_pair{reinterpret_cast<std::uintptr_t>(pages + p * words), 0};
+    };
+    q.sq[k % n] = k == 0       ? nvme::write(1, n - 1, 1, page(0))
+                  : k == n - 1 ? nvme::read(1, n - 1, 1, page(2))
+                               : nvme::read(1, k, 1, page(1));
     q.sq[k % n].cid = static_cast<std::uint16_t>(k);
     bam::device_doorbell::ring(q.sq_doorbell, (k + 1) % n);  // release: the entry first
   };
@@ -1052,7 +1062,12 @@ __global__ void full_cq_kernel(drives_ref v, std::byte* buf, std::uint32_t* out)
       ++out[0];
   }
   submit(n - 1);
-  if (posted(n - 1, true, 200'000)) out[1] = 1;      // 200 us: the engine turns every few us
+  const std::uint64_t deadline = bam::now_ns() + second;
+  bam::device_atomic_ref<std::uint32_t> first(pages[2 * words]);
+  while (first.load(bam::acquire) != pattern && bam::now_ns() < deadline) {
+  }
+  if (first.load(bam::acquire) != pattern) ++out[0];
+  if (posted(n - 1, true, 200'000)) out[1] = 1;
   bam::device_doorbell::ring(q.cq_doorbell, n - 1);  // the host took entries 0 .. n-2
   if (posted(n - 1, true, second))
     check(n - 1);
@@ -1074,9 +1089,12 @@ TEST(GpuDrives, TheExpressPostWaitsForRoomInAFullCompletionQueue) {
                                          .queue_entries = 8,
                                          .engine_blocks = 1,
                                          .engine_warps_per_block = 1};
-  std::byte* buf = nullptr;
+  void* raw = nullptr;
   std::uint32_t* out = nullptr;
-  CUDA_OK(cudaMalloc(&buf, 4096));
+  CUDA_OK(cudaMalloc(&raw, 4 * 4096));
+  CUDA_OK(cudaMemset(raw, 0, 4 * 4096));
+  auto* pages = reinterpret_cast<std::uint32_t*>((reinterpret_cast<std::uintptr_t>(raw) + 4095) &
+                                                 ~std::uintptr_t{4095});
   CUDA_OK(cudaMallocManaged(&out, 3 * sizeof(std::uint32_t)));
   out[0] = out[1] = out[2] = 0;
   CUDA_OK(bam::preload_kernel(full_cq_kernel));
@@ -1084,18 +1102,19 @@ TEST(GpuDrives, TheExpressPostWaitsForRoomInAFullCompletionQueue) {
   drives.start();
   cudaStream_t s;
   CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  full_cq_kernel<<<1, 1, 0, s>>>(drives.ref(), buf, out);
+  full_cq_kernel<<<1, 1, 0, s>>>(drives.ref(), pages, out);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaStreamSynchronize(s));
   drives.stop();
   CUDA_OK(cudaStreamDestroy(s));
-  EXPECT_EQ(out[0], 0u) << "completions missing, or with another ID or an error";
+  EXPECT_EQ(out[0], 0u) << "completions or data missing, or completions with another ID or an "
+                           "error";
   EXPECT_EQ(out[1], 0u) << "a completion was posted into a full CQ";
   EXPECT_EQ(out[2], 0u) << "the parked completion was not posted once the CQ head moved";
   ASSERT_EQ(drives.stats().size(), 1u);
   EXPECT_EQ(drives.stats()[0].completed, cfg.queue_entries + 1);
   EXPECT_EQ(drives.stats()[0].errors, 0u);
-  CUDA_OK(cudaFree(buf));
+  CUDA_OK(cudaFree(raw));
   CUDA_OK(cudaFree(out));
 }
 
