@@ -1,11 +1,15 @@
 """scripts/gpu/ptx-same on this repository's history: the express post's review (8d320a7), a
 refactor, compiles to the PTX of the code measured before it (3ea96ee); the express post itself
 does not (against 0937a7c); the working tree has HEAD's PTX (when lib/ has no changes); an
-unknown revision, a file the build does not compile, or a command that reads the repository's
-headers by a relative path exits 2, named. Skipped (exit 77) without the history (a shallow clone) or a build that compiles the
-engine (configured with CUDA). The expected results hold for the toolchain of its time (nvcc 13.0,
-sm_90)."""
+unknown revision, a file the build does not compile, a command that reads the repository's
+headers by a relative path, or a build folder that holds the repository exits 2, named; paths
+into the build folder stay, the repository's move. Skipped (exit 77) without the history (a
+shallow clone) or a build that compiles the engine (configured with CUDA). The expected results
+hold for the toolchain of its time (nvcc 13.0, sm_90)."""
+import importlib.machinery
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 import unittest
@@ -52,14 +56,33 @@ class PtxSameTest(TempDirTest):
                       r.stdout)
 
     def test_a_relative_include_path_into_the_repository_is_refused(self):
-        # From a folder of the build, ../../../lib/include is the working tree's at either version.
+        # From a folder of the build, a relative path to lib/include is the working tree's at
+        # either version.
         engine = REPO / "lib/src/emu/gpu/engine.cu"
+        inc = os.path.relpath(REPO / "lib/include", BUILD / "lib")
         (self.tmp / "compile_commands.json").write_text(json.dumps([{
             "directory": str(BUILD / "lib"), "file": str(engine),
-            "command": f"nvcc -I../../../lib/include -x cu -c {engine} -o engine.o"}]))
+            "command": f"nvcc -I{inc} -x cu -c {engine} -o engine.o"}]))
         r = run("gpu/ptx-same", MEASURED, REFACTORED, "--build", self.tmp, check=2)
-        self.assertIn("names the repository's headers by a relative path (../../../lib/include",
-                      r.stderr)
+        self.assertIn(f"names the repository's headers by a relative path ({inc}", r.stderr)
+        r = run("gpu/ptx-same", MEASURED, REFACTORED, "--build", "/", check=2)
+        self.assertIn("holds the repository", r.stderr)
+
+    def test_paths_into_the_build_folder_stay_and_the_repositorys_move(self):
+        script = str(REPO / "scripts/gpu/ptx-same")
+        loader = importlib.machinery.SourceFileLoader("ptx_same", script)
+        spec = importlib.util.spec_from_loader("ptx_same", loader)
+        ptx_same = importlib.util.module_from_spec(spec)
+        loader.exec_module(ptx_same)
+        build, root = REPO / "build" / "x", self.tmp / "tree"
+        args = ["nvcc", f"-I{REPO}/lib/include", f"-isystem={build}/gen", "-I", "gen2",
+                "-c", f"{REPO}/a.cu"]
+        cmd = ptx_same.ptx_command(args, build, root, self.tmp / "a.ptx", build)
+        self.assertEqual(cmd[:5], ["nvcc", f"-I{root}/lib/include", f"-isystem={build}/gen",
+                                   "-I", "gen2"])
+        self.assertEqual(cmd[5:], [f"{root}/a.cu", "-ptx", "-o", str(self.tmp / "a.ptx")])
+        self.assertEqual(ptx_same.include_paths(args), [f"{REPO}/lib/include", f"{build}/gen",
+                                                        "gen2"])
 
     def test_unusable_input_exits_2_naming_it(self):
         r = run("gpu/ptx-same", "no-such-revision", "--build", BUILD, check=2)
