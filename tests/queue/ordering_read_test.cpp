@@ -1,6 +1,8 @@
 // ordering_read_ref (the §4.4 coalesced extra read) on the host, against the host emulated
 // controller: off does nothing, sequential calls read once each, queued calls share one read,
-// and many threads finish with every position covered and every read accounted for.
+// and many threads finish with every position covered and every read accounted for; an
+// application read submitted after positions were taken (its mark) covers them without an extra
+// read, a mark at or below the head covers nothing, and a thread alone still gets its own.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -19,7 +21,9 @@ struct fixture {
   emu::emulated_controller ctrl{options()};
   controller_driver drv{(ctrl.start(), ctrl.bar()), ctrl.allocator()};
   io_queue_pair qp = drv.create_io_queue_pair(64);
+  io_queue_pair app = drv.create_io_queue_pair(64);  ///< the application's reads (covers)
   dma_buffer scratch{ctrl.allocator(), 4096};
+  dma_buffer data{ctrl.allocator(), 4096};
   ordering_state state{};
   /// The ordering reads' timeout (a run's is command_timeout_ns: 30 s without faults).
   static constexpr std::uint64_t timeout_ns = 30'000'000'000;
@@ -39,6 +43,13 @@ struct fixture {
     return ctrl.stats().io_commands[static_cast<int>(nvme::nvm_opcode::read)];
   }
   std::uint64_t load(std::uint64_t& w) { return std::atomic_ref<std::uint64_t>(w).load(); }
+  /// An application read of LBA `lba` on the same controller, as block_io submits one after
+  /// taking its mark: true when it completed without error.
+  bool app_read(std::uint64_t lba) {
+    const nvme::completion c =
+        app.ref().submit_and_wait(nvme::read(1, lba, 1, {data.bus_address(), 0}), timeout_ns);
+    return c.status().ok();
+  }
 };
 
 TEST(OrderingRead, OffDoesNothing) {
@@ -106,6 +117,102 @@ TEST(OrderingRead, ManyThreadsAllCoveredEveryReadCounted) {
   EXPECT_GE(reads, 1u);
   EXPECT_LE(reads, std::uint64_t{threads * calls});
   EXPECT_EQ(f.reads_served(), reads);
+  EXPECT_EQ(f.load(f.state.errors), 0u);
+}
+
+// Four threads wait behind a held lock (as if an extra read were in flight). A read submitted
+// after their positions were taken (its mark, 4) completes: its thread raises the head to 4 and
+// the four return, with no extra read served. The covering thread's own position (4) is not
+// covered by its read; it gets the extra read once the lock is free.
+TEST(OrderingRead, AnApplicationReadSubmittedAfterThePositionsCoversThem) {
+  fixture f;
+  const auto p = f.policy();
+  std::atomic_ref<std::uint32_t>(f.state.lock).store(1);
+  constexpr int n = 4;
+  std::atomic<int> returned{0};
+  std::vector<std::thread> ts;
+  for (int i = 0; i < n; ++i)
+    ts.emplace_back([&] {
+      EXPECT_TRUE(p.after_completion());
+      returned.fetch_add(1);
+    });
+  while (f.load(f.state.tail) != n)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_EQ(returned.load(), 0);
+  const std::uint64_t mark = p.mark();
+  EXPECT_EQ(mark, std::uint64_t{n});
+  ASSERT_TRUE(f.app_read(3));
+  std::atomic<bool> coverer_done{false};
+  std::thread coverer([&] {
+    EXPECT_TRUE(p.after_completion(mark));
+    coverer_done = true;
+  });
+  // Covered by the application's read while the lock is still held (5 s at most, then the
+  // lock is let go so that nobody waits for ever).
+  const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while (returned.load() != n && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(returned.load(), n) << "the application's read covered the positions before its mark";
+  EXPECT_EQ(f.load(f.state.reads), 0u);
+  EXPECT_EQ(f.reads_served(), 1u);  // the application's read only
+  EXPECT_EQ(f.load(f.state.head), std::uint64_t{n});
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  EXPECT_FALSE(coverer_done.load()) << "a read covers the positions before its mark, not its own";
+  std::atomic_ref<std::uint32_t>(f.state.lock).store(0);
+  for (auto& t : ts)
+    t.join();
+  coverer.join();
+  EXPECT_EQ(f.load(f.state.reads), 1u);
+  EXPECT_EQ(f.reads_served(), 2u);
+  EXPECT_EQ(f.load(f.state.head), std::uint64_t{n} + 1);
+  EXPECT_EQ(f.load(f.state.tail), std::uint64_t{n} + 1);
+}
+
+// A thread alone on its controller (QD1): the mark before each of its reads is the head its
+// last call left, so it covers nothing and every call still gets an extra read of its own.
+TEST(OrderingRead, AThreadAloneStillGetsAnExtraReadAfterEachRead) {
+  fixture f;
+  const auto p = f.policy();
+  for (int i = 0; i < 5; ++i) {
+    const std::uint64_t mark = p.mark();
+    EXPECT_EQ(mark, static_cast<std::uint64_t>(i));
+    ASSERT_TRUE(f.app_read(static_cast<std::uint64_t>(i)));
+    EXPECT_TRUE(p.after_completion(mark));
+    EXPECT_EQ(f.load(f.state.head), static_cast<std::uint64_t>(i) + 1);
+  }
+  EXPECT_EQ(f.load(f.state.reads), 5u);
+  EXPECT_EQ(f.reads_served(), 10u);
+}
+
+// Threads that each take a mark, read on the application's queue and call after_completion with
+// their mark: every call returns covered, the head never passes a position that was not taken
+// (it ends at the tail), and every extra read is served and counted.
+TEST(OrderingRead, ManyThreadsCoveredByEachOthersReads) {
+  fixture f;
+  const auto p = f.policy();
+  constexpr int threads = 8, calls = 100;
+  std::atomic<int> uncovered{0}, failed_reads{0};
+  std::vector<std::thread> ts;
+  for (int i = 0; i < threads; ++i)
+    ts.emplace_back([&, i] {
+      for (int k = 0; k < calls; ++k) {
+        const std::uint64_t mark = p.mark();
+        if (!f.app_read(static_cast<std::uint64_t>((i * calls + k) % 1000))) ++failed_reads;
+        if (!p.after_completion(mark)) ++uncovered;
+        EXPECT_LE(f.load(f.state.head), f.load(f.state.tail));
+      }
+    });
+  for (auto& t : ts)
+    t.join();
+  EXPECT_EQ(failed_reads.load(), 0);
+  EXPECT_EQ(uncovered.load(), 0);
+  const std::uint64_t reads = f.load(f.state.reads);
+  EXPECT_EQ(f.load(f.state.tail), std::uint64_t{threads * calls});
+  EXPECT_EQ(f.load(f.state.head), std::uint64_t{threads * calls});
+  EXPECT_GE(reads, 1u);
+  EXPECT_LE(reads, std::uint64_t{threads * calls});
+  EXPECT_EQ(f.reads_served(), reads + threads * calls);
   EXPECT_EQ(f.load(f.state.errors), 0u);
 }
 

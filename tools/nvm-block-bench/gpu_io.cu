@@ -187,7 +187,7 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
   for (std::uint64_t i = 0; i < my && !stop && time_left(a, start); i += depth) {
     const auto n = static_cast<std::uint32_t>(my - i < depth ? my - i : depth);
     std::uint16_t cids[max_gpu_outstanding];
-    std::uint64_t lbas[max_gpu_outstanding], t0[max_gpu_outstanding];
+    std::uint64_t lbas[max_gpu_outstanding], t0[max_gpu_outstanding], marks[max_gpu_outstanding];
     std::uint32_t ssds[max_gpu_outstanding];
     bool is_read[max_gpu_outstanding];
     for (std::uint32_t j = 0; j < n; ++j) {
@@ -201,6 +201,9 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
       const nvme::prp_pair prp = slot_prps(a, slot);
       nvme::command c =
           r.read ? nvme::read(1, lbas[j], nlb, prp) : nvme::write(1, lbas[j], nlb, prp);
+      marks[j] = 0;
+      if constexpr (requires { v.ordering_mark(0u); })
+        if (r.read) marks[j] = v.ordering_mark(ssds[j]);  // this read covers those before it
       t0[j] = now_ns();
       cids[j] = v.queue(ssds[j], queue).submit(c, a.timeout_ns);
     }
@@ -220,7 +223,7 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
       if constexpr (requires { v.after_read(0u); }) {
         // Protocol hardware: the §4.4 ordering read; when it got no completion, the data may
         // not be visible and the read fails (Host Timeout).
-        if (is_read[j] && !v.after_read(ssds[j])) {
+        if (is_read[j] && !v.after_read(ssds[j], marks[j])) {
           ++errors;
           constexpr nvme::status timed_out = nvme::sc::host_timeout;
           dev_ref<std::uint64_t>(a.counters[c_status + (timed_out.code() % status_codes)])

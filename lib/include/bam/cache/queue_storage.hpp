@@ -111,6 +111,12 @@ class queue_storage_ref {
     const nvme::command cmd = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
     const std::uint32_t q = p_.queues.my_queue_index();
     const auto queue = p_.queues.queue(ssd, q);
+    constexpr bool ordered = requires(const QueueSet& qs) {
+      qs.after_read(ssd, qs.ordering_mark(ssd));
+    };
+    std::uint64_t mark = 0;  // the read covers the ordering of those completed before it
+    if constexpr (ordered)
+      if (!write) mark = p_.queues.ordering_mark(ssd);
     const nvme::completion e = queue.submit_and_wait_outlined(cmd, p_.timeout_ns);
     if (!e.status().ok()) {
       c.add_error(e.status());
@@ -123,8 +129,8 @@ class queue_storage_ref {
     }
     // A queue set whose data may be seen before it lands (a real controller writing GPU memory:
     // the §4.4 ordering read) says so with after_read(); the others have none.
-    if constexpr (requires(const QueueSet& q) { q.after_read(ssd); }) {
-      if (!write && !p_.queues.after_read(ssd)) {
+    if constexpr (ordered) {
+      if (!write && !p_.queues.after_read(ssd, mark)) {
         constexpr nvme::status timed_out = nvme::sc::host_timeout;  // a copy, for device code
         c.add_error(timed_out);
         return false;

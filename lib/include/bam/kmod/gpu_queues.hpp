@@ -28,7 +28,10 @@ using kmod_gpu_ordering = ordering_read_ref<mmio_doorbell, cuda::thread_scope_de
 /// the completion (queue_storage_ref calls after_read()). Trivially copyable.
 struct kmod_gpu_ordered_queue_set : kmod_gpu_queue_set {
   kmod_gpu_ordering ordering{};
-  BAM_HD bool after_read(std::uint32_t) const { return ordering.after_completion(); }
+  BAM_HD std::uint64_t ordering_mark(std::uint32_t) const { return ordering.mark(); }
+  BAM_HD bool after_read(std::uint32_t, std::uint64_t covered = 0) const {
+    return ordering.after_completion(covered);
+  }
 };
 
 struct kmod_gpu_queue_options {

@@ -16,15 +16,22 @@ namespace bam {
 /// buffer. Returns the completion (status sc::host_timeout when nothing arrived within
 /// `timeout_ns`; 0: wait forever). A queue set with `after_read(ssd)` (ordered_queue_set: the
 /// §4.4 ordering read) has it called after a read succeeded, so the data is usable on return;
-/// when the ordering read fails, so does the read (sc::host_timeout).
+/// when the ordering read fails, so does the read (sc::host_timeout). The read covers the
+/// ordering of the reads completed before it was submitted (its ordering_mark).
 template <class QueueSet>
 BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd, std::uint32_t queue,
                                  bool write, std::uint64_t lba, std::uint32_t nlb,
                                  nvme::prp_pair prp, std::uint64_t timeout_ns) {
+  constexpr bool ordered = requires(const QueueSet& q) {
+    q.after_read(ssd, q.ordering_mark(ssd));
+  };
   const nvme::command c = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
+  std::uint64_t mark = 0;
+  if constexpr (ordered)
+    if (!write) mark = set.ordering_mark(ssd);
   nvme::completion done = set.queue(ssd, queue).submit_and_wait(c, timeout_ns);
-  if constexpr (requires(const QueueSet& q) { q.after_read(ssd); }) {
-    if (!write && done.status().ok() && !set.after_read(ssd)) {
+  if constexpr (ordered) {
+    if (!write && done.status().ok() && !set.after_read(ssd, mark)) {
       constexpr nvme::status timed_out = nvme::sc::host_timeout;  // a copy, for device code
       done.sf =
           static_cast<std::uint16_t>(nvme::completion::make_dw3(done.cid, false, timed_out) >> 16);

@@ -47,6 +47,16 @@ static_assert(sizeof(ordering_state) == 2 * 128);
 /// trust the data (the cache and block_io report the read as failed, sc::host_timeout). A
 /// thread told so may also have been covered by an earlier read that succeeded (the record is
 /// one mark, `failed_upto`): the answer errs on the safe side.
+///
+/// The application's own reads cover positions too (`mark`, after_completion(covered)): a read
+/// of this controller whose submitter loaded the tail (c = mark()) before submitting it had its
+/// doorbell rung after positions 0 .. c-1 were taken, so the controller fetched its SQ entry after
+/// their completions, which is the same PCIe read of GPU memory the extra read relies on. When it
+/// completes, its thread raises head to c (head only grows). A busy drive's waiters are then
+/// covered by the next read submitted after them, not only by the serial extra reads, each of
+/// which waits for the lock and a slot in the drive's pipe (docs/gpu-engine.md, "The
+/// application's reads cover the ordering"). The extra reads stay: a thread whose position no
+/// later read covers (QD1, the last reads of a run) still gets one.
 template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
 class ordering_read_ref {
  public:
@@ -75,17 +85,37 @@ class ordering_read_ref {
     return state_ != nullptr;
   }
 
+  /// The positions taken so far, for a read about to be submitted to this controller: once it
+  /// has completed, after_completion(mark) covers them (see the class comment). Relaxed: the
+  /// submission's marker store, a release, orders it before the doorbell. 0 when disabled.
+  BAM_HD std::uint64_t mark() const {
+    return state_ == nullptr ? 0 : ref_t<std::uint64_t>(state_->tail).load(relaxed);
+  }
+
   /// Returns once a PCIe read of GPU memory by the controller followed every completion this
   /// thread had seen when it called: true. False when the read that covered them got no
   /// completion (see the class comment): the data must not be used. No-op (true) when disabled.
-  BAM_HD bool after_completion() const {
+  /// `covered`: mark() taken before the submission of the read whose completion the caller saw
+  /// (0: none): that read covers the positions below it.
+  BAM_HD bool after_completion(std::uint64_t covered = 0) const {
     if (state_ == nullptr) return true;
     // Release: the completions this thread saw come before its position, which the holder
     // acquires when it reads the tail.
     const std::uint64_t pos = ref_t<std::uint64_t>(state_->tail).fetch_add(1, release);
     ref_t<std::uint64_t> head(state_->head);
+    // The head's load is in flight with the tail's read-modify-write (one round trip, as
+    // without covers). The caller's read covers the positions below `covered` (none of them is
+    // the caller's: its position was taken after the mark); the head is raised only where it is
+    // lower, so a thread alone on its drive (QD1) adds nothing. Relaxed on the device: what a
+    // waiter needs from it is that the read's SQ entry was fetched, which its completion proved
+    // before this thread's acquire of it, and that acquire's fence orders this after it.
+    std::uint64_t seen = head.load(device_relaxed(acquire));
+    if (covered > seen) {
+      head.fetch_max(covered, device_relaxed(release));
+      seen = covered;
+    }
     backoff bo;
-    while (head.load(device_relaxed(acquire)) <= pos) {
+    while (seen <= pos) {
       if (try_lock()) {
         if (head.load(device_relaxed(acquire)) <= pos)
           issue(ref_t<std::uint64_t>(state_->tail).load(acquire));
@@ -93,14 +123,16 @@ class ordering_read_ref {
         break;  // covered: by our read or by the one that ended just before we took the lock
       }
       bo.pause();
+      seen = head.load(device_relaxed(acquire));
     }
 #if BAM_DEVICE_CODE
     // The caller's loads of the data come after this: one fence orders them after the head seen
     // above (read relaxed), which the holder stored (release) after its covering read's
     // completion, itself acquired at the controller's scope by the thread that passed it
-    // (queue_pair_ref::move_head): device scope is enough (no stale L1 lines either), one
-    // system-wide fence per read fewer (docs/gpu-engine.md, "Fences"). On the host the acquire
-    // loads of head already order them (and ThreadSanitizer rejects standalone fences).
+    // (queue_pair_ref::move_head), or which a covering thread raised after acquiring its own:
+    // device scope is enough (no stale L1 lines either), one system-wide fence per read fewer
+    // (docs/gpu-engine.md, "Fences"). On the host the acquire loads of head already order them
+    // (and ThreadSanitizer rejects standalone fences).
     cuda::atomic_thread_fence(acquire, Scope);
 #endif
     return ref_t<std::uint64_t>(state_->failed_upto).load(device_relaxed(acquire)) <= pos;
@@ -126,7 +158,8 @@ class ordering_read_ref {
       ref_t<std::uint64_t>(state_->timeouts).fetch_add(1, relaxed);
       ref_t<std::uint64_t>(state_->failed_upto).store(upto, relaxed);
     }
-    ref_t<std::uint64_t>(state_->head).store(upto, release);
+    // Never lowered: the application's reads may have raised it past `upto` meanwhile.
+    ref_t<std::uint64_t>(state_->head).fetch_max(upto, release);
   }
 
   ordering_state* state_ = nullptr;
@@ -170,9 +203,14 @@ class ordered_queue_set : public queue_set_ref<Doorbell, Scope> {
     return ordering_type(o_.states + ssd, queue_pair_ref<Doorbell, Scope>(o_.queues[ssd]),
                          o_.scratch_bus + ssd * o_.scratch_stride, 1, 0, 1, o_.timeout_ns);
   }
+  /// The ordering mark of `ssd` for a read about to be submitted (ordering_read_ref::mark).
+  BAM_HD std::uint64_t ordering_mark(std::uint32_t ssd) const { return ordering(ssd).mark(); }
   /// Returns once the data of every read of `ssd` this thread saw complete is visible to it
-  /// (true), or the ordering read failed (false: see ordering_read_ref).
-  BAM_HD bool after_read(std::uint32_t ssd) const { return ordering(ssd).after_completion(); }
+  /// (true), or the ordering read failed (false: see ordering_read_ref). `covered`: the
+  /// ordering_mark taken before the read that completed was submitted (0: none).
+  BAM_HD bool after_read(std::uint32_t ssd, std::uint64_t covered = 0) const {
+    return ordering(ssd).after_completion(covered);
+  }
   BAM_HD const ordering_params& ordering_parameters() const { return o_; }
 
  private:
