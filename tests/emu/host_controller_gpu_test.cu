@@ -4,7 +4,9 @@
 // register block (mapped into the GPU), and the queues' bookkeeping is GPU memory. Everything
 // happens in ONE kernel plus CPU threads, so the test also runs under compute-sanitizer
 // (memcheck, racecheck, synccheck), which serialises kernels and so cannot run the GPU engine
-// beside an application kernel: scripts/gpu/sanitize.sh runs it that way on the device.
+// beside an application kernel: scripts/gpu/sanitize.sh runs it that way on the device. The
+// ordered cases put the §4.4 ordering read after every read (ordering_read_ref, on a queue pair of
+// its own), each read covering the ordering of those completed before it was submitted.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -16,6 +18,7 @@
 #include "bam/emu/dma_window.hpp"
 #include "bam/emu/emulated_controller.hpp"
 #include "bam/nvme/commands.hpp"
+#include "bam/queue/ordering_read.hpp"
 #include "bam/queue/queue_pair_ref.hpp"
 #include "common/cuda_test.hpp"
 
@@ -23,6 +26,7 @@ namespace {
 
 namespace nvme = bam::nvme;
 using gpu_queue = bam::queue_pair_ref<bam::memory_doorbell, cuda::thread_scope_device>;
+using gpu_ordering = bam::ordering_read_ref<bam::memory_doorbell, cuda::thread_scope_device>;
 
 constexpr std::uint32_t lba_size = 512;
 constexpr std::uint32_t words = lba_size / 4;
@@ -32,11 +36,13 @@ __host__ __device__ std::uint32_t stamp(std::uint64_t lba, std::uint32_t gen, st
 }
 
 /// Thread t owns LBAs t, t + threads, ...: it writes each (generation 1), reads it back, writes
-/// it again (generation 2) and reads again; every read must equal the last write.
+/// it again (generation 2) and reads again; every read must equal the last write. With `ord`
+/// enabled, each read takes the ordering mark before it is submitted and waits for the ordering
+/// read after it completed, as block_io does (a failed ordering counts as an error).
 __global__ void write_read_kernel(const bam::queue_pointers* queues, std::uint32_t n_queues,
                                   std::uint32_t* buffers, std::uint32_t threads,
-                                  std::uint32_t lbas_per_thread, unsigned long long* errors,
-                                  unsigned long long* mismatches) {
+                                  std::uint32_t lbas_per_thread, gpu_ordering ord,
+                                  unsigned long long* errors, unsigned long long* mismatches) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   const gpu_queue q(queues[t % n_queues]);
@@ -50,7 +56,10 @@ __global__ void write_read_kernel(const bam::queue_pointers* queues, std::uint32
       if (!q.submit_and_wait(nvme::write(1, lba, 1, prp)).status().ok()) atomicAdd(errors, 1ull);
       for (std::uint32_t w = 0; w < words; ++w)
         bam::system_atomic_ref<std::uint32_t>(buf[w]).store(0, bam::relaxed);
-      if (!q.submit_and_wait(nvme::read(1, lba, 1, prp)).status().ok()) atomicAdd(errors, 1ull);
+      const std::uint64_t mark = ord.mark();
+      if (!q.submit_and_wait(nvme::read(1, lba, 1, prp)).status().ok() ||
+          !ord.after_completion(mark))
+        atomicAdd(errors, 1ull);
       for (std::uint32_t w = 0; w < words; ++w)
         if (bam::system_atomic_ref<std::uint32_t>(buf[w]).load(bam::relaxed) !=
             stamp(lba, gen, w)) {
@@ -76,6 +85,7 @@ struct pinned {
 
 struct case_params {
   std::uint32_t queues, entries, threads, lbas_per_thread;
+  bool ordered = false;  ///< the ordering read after every read, on one more queue pair
 };
 
 void run_case(const case_params& c) {
@@ -89,7 +99,7 @@ void run_case(const case_params& c) {
   opts.lba_size = lba_size;
   opts.namespace_lbas = std::uint64_t{c.threads} * c.lbas_per_thread;
   opts.max_queue_entries = 1024;
-  opts.max_io_queue_pairs = c.queues + 1;  // queue 1: the host's check at the end
+  opts.max_io_queue_pairs = c.queues + 2;  // the host's check at the end, the ordering pair
   opts.worker_threads = 2;
   bam::emu::emulated_controller ctrl(opts);
   ctrl.start();
@@ -107,7 +117,8 @@ void run_case(const case_params& c) {
   const std::size_t ring_bytes = 4096 * ((std::size_t{c.entries} * 64 + 4095) / 4096);
   const std::size_t cq_bytes = 4096 * ((std::size_t{c.entries} * 16 + 4095) / 4096);
   const std::size_t buffer_bytes = std::size_t{c.threads} * lba_size;
-  const std::size_t total = c.queues * (ring_bytes + cq_bytes) + buffer_bytes;
+  const std::uint32_t pairs = c.queues + (c.ordered ? 1 : 0);  // the last: the ordering read's
+  const std::size_t total = pairs * (ring_bytes + cq_bytes) + buffer_bytes + lba_size;
   pinned mem(total);
   ASSERT_NE(mem.p, nullptr);
   auto* base = static_cast<std::byte*>(mem.p);
@@ -118,15 +129,17 @@ void run_case(const case_params& c) {
   const bam::queue_state_layout layout(c.entries, c.entries);
   const std::size_t state_bytes = bam::queue_state_layout::align(layout.bytes);
   void* state = nullptr;
-  CUDA_OK(cudaMalloc(&state, state_bytes * c.queues));
-  CUDA_OK(cudaMemset(state, 0, state_bytes * c.queues));
+  CUDA_OK(cudaMalloc(&state, state_bytes * pairs + sizeof(bam::ordering_state)));
+  CUDA_OK(cudaMemset(state, 0, state_bytes * pairs + sizeof(bam::ordering_state)));
+  auto* ordering_state =
+      reinterpret_cast<bam::ordering_state*>(static_cast<std::byte*>(state) + state_bytes * pairs);
 
   const std::uint32_t dstrd = driver.info().doorbell_stride;
-  std::vector<bam::queue_pointers> qp(c.queues);
-  for (std::uint32_t i = 0; i < c.queues; ++i) {
+  std::vector<bam::queue_pointers> qp(pairs);
+  for (std::uint32_t i = 0; i < pairs; ++i) {
     const auto qid = static_cast<std::uint16_t>(i + 2);
     std::byte* sq = base + i * ring_bytes;
-    std::byte* cq = base + c.queues * ring_bytes + i * cq_bytes;
+    std::byte* cq = base + pairs * ring_bytes + i * cq_bytes;
     driver.admin_checked(
         nvme::create_io_cq(qid, c.entries, reinterpret_cast<std::uint64_t>(cq), true),
         "create I/O CQ");
@@ -149,9 +162,15 @@ void run_case(const case_params& c) {
   CUDA_OK(cudaMallocManaged(&counts, 2 * sizeof(unsigned long long)));
   counts[0] = counts[1] = 0;
 
-  auto* buffers = reinterpret_cast<std::uint32_t*>(base + c.queues * (ring_bytes + cq_bytes));
+  auto* buffers = reinterpret_cast<std::uint32_t*>(base + pairs * (ring_bytes + cq_bytes));
+  // The ordering read's one block goes after the buffers (LBA 0, read only).
+  const std::uint64_t scratch_bus = bus + pairs * (ring_bytes + cq_bytes) + buffer_bytes;
+  constexpr std::uint64_t ordering_timeout_ns = 30'000'000'000;
+  const gpu_ordering ord = c.ordered ? gpu_ordering(ordering_state, gpu_queue(qp[c.queues]),
+                                                    scratch_bus, 1, 0, 1, ordering_timeout_ns)
+                                     : gpu_ordering();
   write_read_kernel<<<(c.threads + 127) / 128, 128>>>(qp_dev, c.queues, buffers, c.threads,
-                                                      c.lbas_per_thread, counts, counts + 1);
+                                                      c.lbas_per_thread, ord, counts, counts + 1);
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
   EXPECT_EQ(counts[0], 0u) << "commands that failed";
@@ -171,6 +190,26 @@ void run_case(const case_params& c) {
   }
   EXPECT_EQ(commands, std::uint64_t{c.threads} * c.lbas_per_thread * 4);
 
+  // The ordering: one position per read, every one covered (the head ends at the tail, by an
+  // extra read or by a later read of the application), each extra read one command of the
+  // ordering pair, none failed.
+  if (c.ordered) {
+    bam::ordering_state os{};
+    bam::queue_counters qc{};
+    CUDA_OK(cudaMemcpy(&os, ordering_state, sizeof os, cudaMemcpyDeviceToHost));
+    CUDA_OK(cudaMemcpy(&qc, static_cast<std::byte*>(state) + c.queues * state_bytes, sizeof qc,
+                       cudaMemcpyDeviceToHost));
+    const std::uint64_t reads = std::uint64_t{c.threads} * c.lbas_per_thread * 2;
+    EXPECT_EQ(os.tail, reads);
+    EXPECT_EQ(os.head, reads);
+    EXPECT_GE(os.reads, 1u);
+    EXPECT_LE(os.reads, reads);
+    EXPECT_EQ(qc.sq_ticket, os.reads) << "each extra read is one command of the ordering pair";
+    EXPECT_EQ(os.errors, 0u);
+    EXPECT_EQ(os.timeouts, 0u);
+    EXPECT_EQ(os.failed_upto, 0u);
+  }
+
   // Through a host queue of the same controller: the media holds generation 2 of every block.
   {
     bam::io_queue_pair host_qp = driver.create_io_queue_pair(16);
@@ -184,7 +223,7 @@ void run_case(const case_params& c) {
     }
   }
 
-  for (std::uint32_t i = 0; i < c.queues; ++i) {
+  for (std::uint32_t i = 0; i < pairs; ++i) {
     const auto qid = static_cast<std::uint16_t>(i + 2);
     driver.admin_checked(nvme::delete_io_sq(qid), "delete I/O SQ");
     driver.admin_checked(nvme::delete_io_cq(qid), "delete I/O CQ");
@@ -207,6 +246,17 @@ TEST(HostControllerGpu, SanitizerCaseReadsReturnLastWrite) {
 TEST(HostControllerGpu, ManyThreadsFewQueuesReadsReturnLastWrite) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   run_case({4, 256, 16384, 2});
+}
+
+// The ordering read after every read, the reads covering each other's (compute-sanitizer runs
+// the small one).
+TEST(HostControllerGpu, SanitizerCaseOrderedReadsReturnLastWrite) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  run_case({2, 13, 256, 2, true});
+}
+TEST(HostControllerGpu, ManyThreadsOrderedReadsReturnLastWrite) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  run_case({4, 256, 16384, 2, true});
 }
 
 }  // namespace

@@ -18,9 +18,11 @@
 namespace bam {
 
 /// Trivially copyable. `QueueSet` is a queue_set_ref of the storage's SSDs, or one that also has
-/// `BAM_HD bool after_read(std::uint32_t ssd) const`, called after every read completes and
-/// before its line is published (kmod_gpu_ordered_queue_set: the §4.4 ordering read); false
-/// fails the read (sc::host_timeout: the ordering read did not complete).
+/// `BAM_HD std::uint64_t ordering_mark(std::uint32_t ssd) const`, taken before every read is
+/// submitted, and `BAM_HD bool after_read(std::uint32_t ssd, std::uint64_t mark) const`, called
+/// after it completed and before its line is published (ordered_queue_set,
+/// kmod_gpu_ordered_queue_set: the §4.4 ordering read, which the read covers for those completed
+/// before the mark); false fails the read (sc::host_timeout: the ordering read did not complete).
 template <class QueueSet>
 class queue_storage_ref {
  public:
@@ -114,6 +116,9 @@ class queue_storage_ref {
     constexpr bool ordered = requires(const QueueSet& qs) {
       qs.after_read(ssd, qs.ordering_mark(ssd));
     };
+    static_assert(
+        ordered || !requires(const QueueSet& qs) { qs.after_read(ssd); },
+        "an ordered queue set takes the mark too: ordering_mark(ssd), after_read(ssd, mark)");
     std::uint64_t mark = 0;  // the read covers the ordering of those completed before it
     if constexpr (ordered)
       if (!write) mark = p_.queues.ordering_mark(ssd);

@@ -62,8 +62,10 @@ class kmod_gpu_queues {
 
   /// The application pairs as a queue set of one SSD (namespace 1 of the controller).
   kmod_gpu_queue_set ref() const { return set_; }
-  /// The §4.4 ordering read: call after_completion() on it after a read completed and before
-  /// using its data. Disabled (does nothing) when the option is off.
+  /// The §4.4 ordering read: take mark() before submitting a read, and call
+  /// after_completion(mark) on it after the read completed and before using its data (the read
+  /// covers the ordering of those completed before the mark). Disabled (does nothing) when the
+  /// option is off.
   kmod_gpu_ordering ordering() const { return ordering_; }
   /// ref() with ordering(): the queue set a cache over this controller takes.
   kmod_gpu_ordered_queue_set ordered_ref() const { return {set_, ordering_}; }

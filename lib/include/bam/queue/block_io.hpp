@@ -14,8 +14,9 @@ namespace bam {
 
 /// Reads or writes `nlb` blocks at `lba` of SSD `ssd` through its queue `queue`; `prp` names the
 /// buffer. Returns the completion (status sc::host_timeout when nothing arrived within
-/// `timeout_ns`; 0: wait forever). A queue set with `after_read(ssd)` (ordered_queue_set: the
-/// §4.4 ordering read) has it called after a read succeeded, so the data is usable on return;
+/// `timeout_ns`; 0: wait forever). A queue set with `after_read(ssd, mark)` and
+/// `ordering_mark(ssd)` (ordered_queue_set: the §4.4 ordering read) has it called after a read
+/// succeeded, so the data is usable on return;
 /// when the ordering read fails, so does the read (sc::host_timeout). The read covers the
 /// ordering of the reads completed before it was submitted (its ordering_mark).
 template <class QueueSet>
@@ -25,6 +26,9 @@ BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd, std::ui
   constexpr bool ordered = requires(const QueueSet& q) {
     q.after_read(ssd, q.ordering_mark(ssd));
   };
+  static_assert(
+      ordered || !requires(const QueueSet& q) { q.after_read(ssd); },
+      "an ordered queue set takes the mark too: ordering_mark(ssd), after_read(ssd, mark)");
   const nvme::command c = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
   std::uint64_t mark = 0;
   if constexpr (ordered)

@@ -18,13 +18,16 @@ namespace bam {
 /// the threads that use it: GPU memory for GPU threads). Positions are 64-bit and never wrap.
 struct ordering_state {
   alignas(128) std::uint64_t tail;  ///< next position handed to a waiting thread
-  alignas(128) std::uint64_t head;  ///< positions below it are covered by a completed read
-  std::uint32_t lock;               ///< held by the thread issuing the read
-  std::uint64_t reads;              ///< extra reads issued (under lock)
-  std::uint64_t errors;             ///< of those, completed with an error status (under lock)
+  /// Positions below it are covered by a completed read (an extra one, or the application's:
+  /// see ordering_read_ref); raised by fetch_max only, never lowered.
+  alignas(128) std::uint64_t head;
+  std::uint32_t lock;      ///< held by the thread issuing the read
+  std::uint64_t reads;     ///< extra reads issued (under lock)
+  std::uint64_t errors;    ///< of those, completed with an error status (under lock)
   std::uint64_t timeouts;  ///< of those, not completed in time or on a failed queue (under lock)
   /// Positions below it may be covered by a read that did not complete: their callers are told
-  /// (after_completion returns false). Set before head, under lock; only grows.
+  /// (after_completion returns false). Set before the holder raises head, under lock; only
+  /// grows.
   std::uint64_t failed_upto;
 };
 static_assert(sizeof(ordering_state) == 2 * 128);
@@ -38,7 +41,7 @@ static_assert(sizeof(ordering_state) == 2 * 128);
 /// completion), submits one read of `nlb` blocks at `lba` into `scratch` on `queue` and waits
 /// for its completion. The controller fetched that command from the SQ (in GPU memory) before
 /// completing it, and that PCIe read made every earlier PCIe write to GPU memory visible; so
-/// the holder sets head = t, covering all t positions with one command (dissertation §8.2.1).
+/// the holder raises head to t, covering all t positions with one command (dissertation §8.2.1).
 /// Any completion, even an error status, proves the fetch; its status is counted in `errors`.
 /// No completion within `timeout_ns` (the run's command timeout, command_timeout_ns: its owner
 /// passes it; 0 would wait for ever) or a failed queue proves nothing: the read is counted in
@@ -110,7 +113,9 @@ class ordering_read_ref {
     // waiter needs from it is that the read's SQ entry was fetched, which its completion proved
     // before this thread's acquire of it, and that acquire's fence orders this after it.
     std::uint64_t seen = head.load(device_relaxed(acquire));
-    if (covered > seen) {
+    // A mark above the caller's own position cannot be this drive's since the state was last
+    // zeroed (a mark of another drive, or from before a reset): it covers nothing.
+    if (covered > seen && covered <= pos) {
       head.fetch_max(covered, device_relaxed(release));
       seen = covered;
     }
@@ -172,10 +177,11 @@ class ordering_read_ref {
 };
 
 /// A queue set whose reads are each followed by the ordering read of the SSD that served them:
-/// block_io and the cache's queue_storage_ref call after_read(ssd) after a read completed and
-/// before its data is used. Per SSD an ordering_state, the queue pair its extra reads go to and
-/// a scratch block they read LBA 0 into. Trivially copyable. (kmod_gpu_ordered_queue_set is the
-/// one-SSD form the nvme backend's GPU path builds by hand.)
+/// block_io and the cache's queue_storage_ref take ordering_mark(ssd) before they submit a read
+/// and call after_read(ssd, mark) after it completed and before its data is used. Per SSD an
+/// ordering_state, the queue pair its extra reads go to and a scratch block they read LBA 0 into.
+/// Trivially copyable. (kmod_gpu_ordered_queue_set is the one-SSD form the nvme backend's GPU path
+/// builds by hand.)
 template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
 class ordered_queue_set : public queue_set_ref<Doorbell, Scope> {
  public:
