@@ -180,6 +180,11 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
                         std::uint32_t t, std::uint64_t my, std::uint64_t start, std::uint32_t unit,
                         std::uint32_t queue, std::uint64_t& reads, std::uint64_t& writes,
                         std::uint64_t& errors, std::uint64_t& verified, std::uint64_t& bad) {
+  // Protocol hardware: the §4.4 ordering read, which each read covers for those before its mark
+  // (block_io's contract).
+  constexpr bool ordered = requires {
+    v.after_read(0u, v.ordering_mark(0u));
+  };
   const std::uint32_t depth = a.outstanding;
   const std::uint64_t lba_size = std::uint64_t{1} << v.lba_shift();
   const auto nlb = static_cast<std::uint32_t>(a.w.io_size >> v.lba_shift());
@@ -202,7 +207,7 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
       nvme::command c =
           r.read ? nvme::read(1, lbas[j], nlb, prp) : nvme::write(1, lbas[j], nlb, prp);
       marks[j] = 0;
-      if constexpr (requires { v.ordering_mark(0u); })
+      if constexpr (ordered)
         if (r.read) marks[j] = v.ordering_mark(ssds[j]);  // this read covers those before it
       t0[j] = now_ns();
       cids[j] = v.queue(ssds[j], queue).submit(c, a.timeout_ns);
@@ -220,7 +225,7 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
           stop = true;  // the controller may still write into that buffer: this thread stops
         continue;
       }
-      if constexpr (requires { v.after_read(0u); }) {
+      if constexpr (ordered) {
         // Protocol hardware: the §4.4 ordering read; when it got no completion, the data may
         // not be visible and the read fails (Host Timeout).
         if (is_read[j] && !v.after_read(ssds[j], marks[j])) {

@@ -116,8 +116,15 @@ class queue_storage_ref {
     constexpr bool ordered = requires(const QueueSet& qs) {
       qs.after_read(ssd, qs.ordering_mark(ssd));
     };
+    // A set with after_read but no ordering_mark would lose its ordering read here, unseen.
+    constexpr bool reads_after = requires(const QueueSet& qs) {
+      qs.after_read(ssd);
+    };
+    constexpr bool reads_after_mark = requires(const QueueSet& qs) {
+      qs.after_read(ssd, std::uint64_t{});
+    };
     static_assert(
-        ordered || !requires(const QueueSet& qs) { qs.after_read(ssd); },
+        ordered || !(reads_after || reads_after_mark),
         "an ordered queue set takes the mark too: ordering_mark(ssd), after_read(ssd, mark)");
     std::uint64_t mark = 0;  // the read covers the ordering of those completed before it
     if constexpr (ordered)

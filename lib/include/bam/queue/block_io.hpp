@@ -26,8 +26,15 @@ BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd, std::ui
   constexpr bool ordered = requires(const QueueSet& q) {
     q.after_read(ssd, q.ordering_mark(ssd));
   };
+  // A set with after_read but no ordering_mark would lose its ordering read here, unseen.
+  constexpr bool reads_after = requires(const QueueSet& q) {
+    q.after_read(ssd);
+  };
+  constexpr bool reads_after_mark = requires(const QueueSet& q) {
+    q.after_read(ssd, std::uint64_t{});
+  };
   static_assert(
-      ordered || !requires(const QueueSet& q) { q.after_read(ssd); },
+      ordered || !(reads_after || reads_after_mark),
       "an ordered queue set takes the mark too: ordering_mark(ssd), after_read(ssd, mark)");
   const nvme::command c = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
   std::uint64_t mark = 0;

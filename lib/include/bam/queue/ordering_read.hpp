@@ -114,7 +114,9 @@ class ordering_read_ref {
     // before this thread's acquire of it, and that acquire's fence orders this after it.
     std::uint64_t seen = head.load(device_relaxed(acquire));
     // A mark above the caller's own position cannot be this drive's since the state was last
-    // zeroed (a mark of another drive, or from before a reset): it covers nothing.
+    // zeroed (a mark of another drive, or from before a reset): it covers nothing. (One at or
+    // below it cannot be told apart: the callers take the mark and wait on the same drive, and a
+    // state is zeroed only with no reads in flight.)
     if (covered > seen && covered <= pos) {
       head.fetch_max(covered, device_relaxed(release));
       seen = covered;
