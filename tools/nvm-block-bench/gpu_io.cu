@@ -13,6 +13,7 @@
 #include "bam/harness/data_pattern.hpp"
 #include "bam/nvme/prp.hpp"
 #include "bam/queue/block_io.hpp"
+#include "bam/queue/read_ordering.hpp"
 #include "gpu_io.hpp"
 
 namespace bam::tools {
@@ -180,11 +181,6 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
                         std::uint32_t t, std::uint64_t my, std::uint64_t start, std::uint32_t unit,
                         std::uint32_t queue, std::uint64_t& reads, std::uint64_t& writes,
                         std::uint64_t& errors, std::uint64_t& verified, std::uint64_t& bad) {
-  // Protocol hardware: the §4.4 ordering read, which each read covers for those before its mark
-  // (block_io's contract).
-  constexpr bool ordered = requires {
-    v.after_read(0u, v.ordering_mark(0u));
-  };
   const std::uint32_t depth = a.outstanding;
   const std::uint64_t lba_size = std::uint64_t{1} << v.lba_shift();
   const auto nlb = static_cast<std::uint32_t>(a.w.io_size >> v.lba_shift());
@@ -207,8 +203,7 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
       nvme::command c =
           r.read ? nvme::read(1, lbas[j], nlb, prp) : nvme::write(1, lbas[j], nlb, prp);
       marks[j] = 0;
-      if constexpr (ordered)
-        if (r.read) marks[j] = v.ordering_mark(ssds[j]);  // this read covers those before it
+      if (r.read) marks[j] = read_mark(v, ssds[j]);  // this read covers those before it
       t0[j] = now_ns();
       cids[j] = v.queue(ssds[j], queue).submit(c, a.timeout_ns);
     }
@@ -225,10 +220,10 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
           stop = true;  // the controller may still write into that buffer: this thread stops
         continue;
       }
-      if constexpr (ordered) {
+      if constexpr (ordered_reads<QueueSet>) {
         // Protocol hardware: the §4.4 ordering read; when it got no completion, the data may
         // not be visible and the read fails (Host Timeout).
-        if (is_read[j] && !v.after_read(ssds[j], marks[j])) {
+        if (is_read[j] && !read_ordered(v, ssds[j], marks[j])) {
           ++errors;
           constexpr nvme::status timed_out = nvme::sc::host_timeout;
           dev_ref<std::uint64_t>(a.counters[c_status + (timed_out.code() % status_codes)])

@@ -14,15 +14,15 @@
 #include "bam/detail/macros.hpp"
 #include "bam/nvme/commands.hpp"
 #include "bam/queue/queue_set_ref.hpp"
+#include "bam/queue/read_ordering.hpp"
 
 namespace bam {
 
-/// Trivially copyable. `QueueSet` is a queue_set_ref of the storage's SSDs, or one that also has
-/// `BAM_HD std::uint64_t ordering_mark(std::uint32_t ssd) const`, taken before every read is
-/// submitted, and `BAM_HD bool after_read(std::uint32_t ssd, std::uint64_t mark) const`, called
-/// after it completed and before its line is published (ordered_queue_set,
-/// kmod_gpu_ordered_queue_set: the §4.4 ordering read, which the read covers for those completed
-/// before the mark); false fails the read (sc::host_timeout: the ordering read did not complete).
+/// Trivially copyable. `QueueSet` is a queue_set_ref of the storage's SSDs, or one whose reads are
+/// ordered (ordered_reads, bam/queue/read_ordering.hpp: ordered_queue_set,
+/// kmod_gpu_ordered_queue_set, the §4.4 ordering read): each read takes its mark before it is
+/// submitted and waits for the ordering after it completed, before its line is published; a
+/// failed ordering fails the read (sc::host_timeout: the ordering read did not complete).
 template <class QueueSet>
 class queue_storage_ref {
  public:
@@ -113,22 +113,8 @@ class queue_storage_ref {
     const nvme::command cmd = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
     const std::uint32_t q = p_.queues.my_queue_index();
     const auto queue = p_.queues.queue(ssd, q);
-    constexpr bool ordered = requires(const QueueSet& qs) {
-      qs.after_read(ssd, qs.ordering_mark(ssd));
-    };
-    // A set with after_read but no ordering_mark would lose its ordering read here, unseen.
-    constexpr bool reads_after = requires(const QueueSet& qs) {
-      qs.after_read(ssd);
-    };
-    constexpr bool reads_after_mark = requires(const QueueSet& qs) {
-      qs.after_read(ssd, std::uint64_t{});
-    };
-    static_assert(
-        ordered || !(reads_after || reads_after_mark),
-        "an ordered queue set takes the mark too: ordering_mark(ssd), after_read(ssd, mark)");
-    std::uint64_t mark = 0;  // the read covers the ordering of those completed before it
-    if constexpr (ordered)
-      if (!write) mark = p_.queues.ordering_mark(ssd);
+    // The read covers the ordering of those completed before its mark (read_ordering.hpp).
+    const std::uint64_t mark = write ? 0 : read_mark(p_.queues, ssd);
     const nvme::completion e = queue.submit_and_wait_outlined(cmd, p_.timeout_ns);
     if (!e.status().ok()) {
       c.add_error(e.status());
@@ -140,13 +126,11 @@ class queue_storage_ref {
       return false;
     }
     // A queue set whose data may be seen before it lands (a real controller writing GPU memory:
-    // the §4.4 ordering read) says so with after_read(); the others have none.
-    if constexpr (ordered) {
-      if (!write && !p_.queues.after_read(ssd, mark)) {
-        constexpr nvme::status timed_out = nvme::sc::host_timeout;  // a copy, for device code
-        c.add_error(timed_out);
-        return false;
-      }
+    // the §4.4 ordering read) waits for the ordering here; the others have none.
+    if (!write && !read_ordered(p_.queues, ssd, mark)) {
+      constexpr nvme::status timed_out = nvme::sc::host_timeout;  // a copy, for device code
+      c.add_error(timed_out);
+      return false;
     }
     c.add(write ? c.writes : c.reads, 1);
     c.add(write ? c.bytes_written[ssd] : c.bytes_read[ssd], p_.line_bytes);
