@@ -14,6 +14,7 @@
 #include "bam/driver/controller_driver.hpp"
 #include "bam/emu/emulated_controller.hpp"
 #include "bam/queue/ordering_read.hpp"
+#include "bam/queue/read_ordering.hpp"
 
 namespace {
 using namespace bam;
@@ -52,6 +53,28 @@ struct fixture {
     return c.status().ok();
   }
 };
+
+// Which queue sets issue their reads with the ordering (read_ordering.hpp), checked at compile
+// time: the ordered set is, a plain one is not, and a set with an after_read but no
+// ordering_mark is refused (read_mark / read_ordered do not compile with it).
+struct after_read_only {
+  bool after_read(std::uint32_t) const { return true; }
+};
+struct after_read_mark_only {
+  bool after_read(std::uint32_t, std::uint64_t) const { return true; }
+};
+static_assert(ordered_reads<ordered_queue_set<memory_doorbell>>);
+static_assert(!ordered_reads<queue_set_ref<memory_doorbell>>);
+static_assert(!half_ordered_reads<ordered_queue_set<memory_doorbell>>);
+static_assert(!half_ordered_reads<queue_set_ref<memory_doorbell>>);
+static_assert(half_ordered_reads<after_read_only>);
+static_assert(half_ordered_reads<after_read_mark_only>);
+
+TEST(OrderingRead, ReadMarkAndReadOrderedOnASetWithoutOrderingDoNothing) {
+  const queue_set_ref<memory_doorbell> plain;
+  EXPECT_EQ(read_mark(plain, 0), 0u);
+  EXPECT_TRUE(read_ordered(plain, 0, 7));
+}
 
 TEST(OrderingRead, OffDoesNothing) {
   fixture f;
