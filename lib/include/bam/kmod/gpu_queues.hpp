@@ -25,11 +25,12 @@ using kmod_gpu_ordering = ordering_read_ref<mmio_doorbell, cuda::thread_scope_de
 
 /// The queue set with the §4.4 ordering read after every read it completes: what the cache's GPU
 /// storage needs over a real controller, whose PCIe writes of a line may reach GPU memory after
-/// the completion (queue_storage_ref calls after_read()). Trivially copyable.
+/// the completion (queue_storage_ref goes through read_mark and read_ordered,
+/// bam/queue/read_ordering.hpp). Trivially copyable.
 struct kmod_gpu_ordered_queue_set : kmod_gpu_queue_set {
   kmod_gpu_ordering ordering{};
   BAM_HD std::uint64_t ordering_mark(std::uint32_t) const { return ordering.mark(); }
-  BAM_HD bool after_read(std::uint32_t, std::uint64_t covered = 0) const {
+  BAM_HD bool after_read(std::uint32_t, std::uint64_t covered) const {
     return ordering.after_completion(covered);
   }
 };

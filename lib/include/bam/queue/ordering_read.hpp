@@ -215,8 +215,8 @@ class ordered_queue_set : public queue_set_ref<Doorbell, Scope> {
   BAM_HD std::uint64_t ordering_mark(std::uint32_t ssd) const { return ordering(ssd).mark(); }
   /// Returns once the data of every read of `ssd` this thread saw complete is visible to it
   /// (true), or the ordering read failed (false: see ordering_read_ref). `covered`: the
-  /// ordering_mark taken before the read that completed was submitted (0: none).
-  BAM_HD bool after_read(std::uint32_t ssd, std::uint64_t covered = 0) const {
+  /// ordering_mark taken before the read that completed was submitted.
+  BAM_HD bool after_read(std::uint32_t ssd, std::uint64_t covered) const {
     return ordering(ssd).after_completion(covered);
   }
   BAM_HD const ordering_params& ordering_parameters() const { return o_; }
