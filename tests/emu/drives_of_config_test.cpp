@@ -42,6 +42,13 @@ TEST(DrivesOfConfig, GpuEngineHandoverIsPassedOn) {
   EXPECT_FALSE(emu::gpu::drives_config_of(c).engine_handover);
 }
 
+TEST(DrivesOfConfig, GpuEnginePlacementIsPassedOn) {
+  run_config c = with_queues(2, 8);
+  EXPECT_FALSE(emu::gpu::drives_config_of(c).engine_on_first_sms);  // the default: scheduler
+  c.gpu.engine_placement = gpu_engine_placement::first_sms;
+  EXPECT_TRUE(emu::gpu::drives_config_of(c).engine_on_first_sms);
+}
+
 TEST(DrivesOfConfig, GpuSectionSetsTheEngineSize) {
   run_config c = with_queues(2, 64);
   c.gpu.engine_blocks = 3;

@@ -19,6 +19,7 @@
 
 #include "bam/config/run_config.hpp"
 #include "bam/detail/clock.hpp"
+#include "bam/detail/sm_id.hpp"
 #include "bam/emu/gpu/emulated_drives.hpp"
 #include "bam/emu/gpu/serving_order.hpp"
 #include "bam/emu/timing_presets.hpp"
@@ -355,6 +356,111 @@ TEST_P(OrderingBeside, EveryReadReturnsTheDataLastWritten) {
 
 INSTANTIATE_TEST_SUITE_P(Drives, OrderingBeside, ::testing::Values(1u, 2u, 10u));
 
+// gpu.engine_placement first-sms (drives_config::engine_on_first_sms): engine block b runs on SM
+// b at every start, the serving order is the one the scheduler's placement gets, and every read
+// returns the data last written, in both protocols (17 blocks: the hardware protocol's shape
+// with a block for the ordering warps, which puts one block in a second round of the GPU's
+// groups).
+class FirstSms : public ::testing::TestWithParam<storage_protocol> {};
+
+TEST_P(FirstSms, BlockBRunsOnSmBAndEveryReadReturnsTheDataLastWritten) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  const bool hardware = GetParam() == storage_protocol::hardware;
+  integrity_rig rig(21, hardware);
+  bam::emu::gpu::drives_config cfg = rig.config(4, 128, 17, 16);
+  cfg.engine_on_first_sms = true;
+  rig.prepare();
+  if (HasFatalFailure()) return;
+  {
+    bam::emu::gpu::emulated_drives drives(cfg);
+    rig.run(drives);
+    expect_placement(drives, cfg);
+    const std::vector<std::uint32_t> sms = drives.engine_sms();
+    ASSERT_EQ(sms.size(), 17u);
+    for (std::uint32_t b = 0; b < 17; ++b)
+      EXPECT_EQ(sms[b], b) << "block " << b;
+    rig.expect_clean(drives);
+    EXPECT_EQ(rig.media_mismatches(drives, 4), 0u);
+    drives.start();  // launched again, one block per SM: the same SMs
+    EXPECT_EQ(drives.engine_sms(), sms);
+    drives.stop();
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Drives, FirstSms,
+                         ::testing::Values(storage_protocol::hardware, storage_protocol::emulator),
+                         [](const auto& info) { return std::string(bam::to_string(info.param)); });
+
+__global__ void record_sms(std::uint32_t* out) {
+  if (threadIdx.x == 0) out[blockIdx.x] = bam::detail::sm_id();
+}
+
+// On the first SMs each engine block asks for all the shared memory a block may have, so no other
+// block shares its SM even where its registers would leave room (4 warps: a quarter of an SM's
+// registers): a kernel of many small blocks launched while the engine runs lands on none of the
+// engine's SMs, and on the scheduler's placement the same kernel does land beside the engine.
+TEST(GpuDrives, FirstSmsEngineBlocksShareTheirSmWithNoOtherBlock) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  int device = 0, count = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  const std::uint32_t blocks = 8 * static_cast<std::uint32_t>(count);
+  std::uint32_t* sms = nullptr;
+  CUDA_OK(cudaMallocManaged(&sms, blocks * sizeof(std::uint32_t)));
+  CUDA_OK(bam::preload_kernel(record_sms));
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  integrity_rig rig(12, false);
+  for (const bool first : {true, false}) {
+    bam::emu::gpu::drives_config cfg = rig.config(1, 128, 4, 4);
+    cfg.engine_on_first_sms = first;
+    bam::emu::gpu::emulated_drives drives(cfg);
+    drives.start();
+    const std::vector<std::uint32_t> engine = drives.engine_sms();
+    record_sms<<<blocks, 64, 0, s>>>(sms);
+    CUDA_OK(cudaGetLastError());
+    CUDA_OK(cudaStreamSynchronize(s));
+    drives.stop();
+    std::uint32_t beside = 0;
+    for (std::uint32_t b = 0; b < blocks; ++b)
+      beside += std::find(engine.begin(), engine.end(), sms[b]) != engine.end() ? 1 : 0;
+    if (first) {
+      EXPECT_EQ(engine, (std::vector<std::uint32_t>{0, 1, 2, 3}));
+      EXPECT_EQ(beside, 0u) << "blocks on the engine's SMs";
+    } else {
+      EXPECT_GT(beside, 0u) << "the scheduler's placement leaves room beside 4-warp blocks";
+    }
+  }
+  CUDA_OK(cudaStreamDestroy(s));
+  CUDA_OK(cudaFree(sms));
+}
+
+// Block b on SM b needs b SMs: more blocks than the GPU has SMs are refused when the drives are
+// built, naming the key and both counts, before the engine could wait 20 s for blocks that
+// never come.
+TEST(GpuDrives, FirstSmsWithMoreBlocksThanSmsIsRefused) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  int device = 0, count = 0;
+  CUDA_OK(cudaGetDevice(&device));
+  CUDA_OK(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, device));
+  integrity_rig rig(12, false);
+  bam::emu::gpu::drives_config cfg = rig.config(1, 1, static_cast<std::uint32_t>(count) + 1, 1);
+  cfg.engine_on_first_sms = true;
+  try {
+    bam::emu::gpu::emulated_drives drives(cfg);
+    FAIL() << "more engine blocks than SMs on their own SMs";
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("gpu.engine_placement first-sms"), std::string::npos) << what;
+    EXPECT_NE(what.find(std::to_string(count + 1) + " blocks, this GPU has " +
+                        std::to_string(count) + " SMs"),
+              std::string::npos)
+        << what;
+  }
+  cfg.engine_blocks = static_cast<std::uint32_t>(count);  // as many as SMs: accepted
+  EXPECT_NO_THROW(bam::emu::gpu::emulated_drives{cfg});
+}
+
 // engine_app_warps is drives_config_of's to set, only where the ordering warps fit after the
 // application's: a config that sets it otherwise is a caller's bug, refused before any GPU work.
 TEST(GpuDrives, ApplicationWarpsWithoutRoomForTheOrderingWarpsAreRefused) {
@@ -505,14 +611,25 @@ bam::emu::gpu::drives_config faulty_drive(double error, double drop, double dela
   return cfg;
 }
 
-/// The fault and recovery tests, with queue handover off and on.
+/// The fault tests, with queue handover off and on; the recovery tests also with the engine's
+/// blocks on the first SMs (gpu.engine_placement first-sms: the warp that serves the admin queues
+/// is the engine's block 0, not the grid's).
 class GpuFaults : public ::testing::TestWithParam<bool> {};
-class GpuRecovery : public ::testing::TestWithParam<bool> {};
+enum class recovery_engine { handover_off, handover_on, first_sms };
+class GpuRecovery : public ::testing::TestWithParam<recovery_engine> {};
 std::string handover_name(const ::testing::TestParamInfo<bool>& info) {
   return info.param ? "handover_on" : "handover_off";
 }
 INSTANTIATE_TEST_SUITE_P(Drives, GpuFaults, ::testing::Bool(), handover_name);
-INSTANTIATE_TEST_SUITE_P(Drives, GpuRecovery, ::testing::Bool(), handover_name);
+INSTANTIATE_TEST_SUITE_P(Drives, GpuRecovery,
+                         ::testing::Values(recovery_engine::handover_off,
+                                           recovery_engine::handover_on,
+                                           recovery_engine::first_sms),
+                         [](const ::testing::TestParamInfo<recovery_engine>& info) {
+                           return info.param == recovery_engine::handover_off  ? "handover_off"
+                                  : info.param == recovery_engine::handover_on ? "handover_on"
+                                                                               : "first_sms";
+                         });
 
 TEST_P(GpuFaults, ErrorsLostAndLateCompletionsAreReportedAndRecovered) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
@@ -630,8 +747,10 @@ void read_leftovers(const drives_ref& v, queue_leftovers& out) {
 constexpr std::uint64_t recovery_delay_ns = 1'000'000'000;
 
 bam::emu::gpu::drives_config recovery_drives(double drop, double delay, std::uint64_t timeout_ns,
-                                             bool handover) {
-  bam::emu::gpu::drives_config cfg = faulty_drive(0.0, drop, delay, 7, handover);
+                                             recovery_engine engine) {
+  bam::emu::gpu::drives_config cfg =
+      faulty_drive(0.0, drop, delay, 7, engine != recovery_engine::handover_off);
+  cfg.engine_on_first_sms = engine == recovery_engine::first_sms;
   cfg.drives[0].faults.delay_ns = recovery_delay_ns;
   cfg.recovery = true;
   cfg.recovery_opts.timeout_ns = timeout_ns;
@@ -648,8 +767,8 @@ struct recovery_rig {
   fault_counts* fc = nullptr;  ///< [2]: one per run
   cudaStream_t s = nullptr;
 
-  recovery_rig(double drop, double delay, bool handover)
-      : cfg(recovery_drives(drop, delay, timeout_ns, handover)), drives(cfg) {}
+  recovery_rig(double drop, double delay, recovery_engine engine)
+      : cfg(recovery_drives(drop, delay, timeout_ns, engine)), drives(cfg) {}
   /// Allocates, fills the media and starts the drives (CUDA_OK: not in the constructor).
   void start() {
     CUDA_OK(cudaMalloc(&buffers, std::size_t{threads} * 512));

@@ -21,6 +21,9 @@ TEST(RealHardwareNotes, PinnedMediaCrossPcieAndPayTheFootprintGpuMediaDoNot) {
   EXPECT_TRUE(has(pinned, "report.measure_ceilings")) << pinned;  // the ceiling to compare with
   EXPECT_TRUE(has(gpu, "media in GPU memory: no data crosses PCIe")) << gpu;
   EXPECT_FALSE(has(gpu, "footprint")) << gpu;
+  // Only pinned media pay the uneven division of host reads among SMs, which the placement moves.
+  EXPECT_TRUE(has(pinned, "gpu.engine_placement")) << pinned;
+  EXPECT_FALSE(has(gpu, "gpu.engine_placement")) << gpu;
   // Either way the engine's SMs are named: a real SSD's controller takes none of the GPU.
   EXPECT_TRUE(has(pinned, "engine_sms")) << pinned;
   EXPECT_TRUE(has(gpu, "engine_sms")) << gpu;

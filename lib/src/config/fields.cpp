@@ -28,6 +28,7 @@ constexpr std::array<const char*, 3> access_mode_names = {"plain", "coalesced", 
 constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
+constexpr std::array<const char*, 2> engine_placement_names = {"scheduler", "first-sms"};
 constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
 constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};        // cache errors
 constexpr std::array<const char*, 3> taxi_impl_names = {"bam", "tiled", "both"};  // taxi
@@ -59,6 +60,9 @@ const char* to_string(cache_bench_layout l) {
 }
 const char* to_string(gpu_queue_mapping m) {
   return queue_mapping_names[static_cast<std::size_t>(m)];
+}
+const char* to_string(gpu_engine_placement p) {
+  return engine_placement_names[static_cast<std::size_t>(p)];
 }
 const char* to_string(storage_protocol p) {
   return protocol_names[static_cast<std::size_t>(p)];
@@ -699,6 +703,13 @@ std::vector<field> fields_of(run_config& c) {
                          "emulated backends: an engine warp whose turns stay full hands queues "
                          "over to warps with time to spare (docs/gpu-engine.md, \"Queue "
                          "handover\"); false: each queue stays with one engine lane"));
+  f.push_back(enum_field("gpu.engine_placement", g.engine_placement, engine_placement_names,
+                         "emulated backends: where the engine's blocks run: scheduler (where "
+                         "the block scheduler puts them) or first-sms (block b on SM b, each "
+                         "taking a whole SM; needs gpu.engine_blocks <= the GPU's SMs, those SMs "
+                         "free at start; with pinned media past the GPU's translation reach it "
+                         "trades rate for an even latency tail: docs/gpu-engine.md, \"Where the "
+                         "engine's blocks land\")"));
   add_taxi_fields(f, c.taxi);  // taxi (issue 16)
   // graph: the graph applications bfs and cc (issue 15).
   graph_config& gr = c.graph;

@@ -159,6 +159,13 @@ enum class gpu_queue_mapping {
            ///< paper's benchmark)
 };
 
+/// Where the `emulated` backends' engine blocks run (emu::gpu::drives_config::
+/// engine_on_first_sms).
+enum class gpu_engine_placement {
+  scheduler,  ///< where the block scheduler puts them
+  first_sms,  ///< engine block b on SM b
+};
+
 /// The GPU side of the `emulated` backends: the queue mapping of the client threads and the size
 /// of the engine that serves the emulated SSDs (0: automatic, emu::gpu::drives_config_of).
 struct gpu_config {
@@ -167,6 +174,7 @@ struct gpu_config {
   std::uint32_t engine_warps_per_block = 0;  ///< warps per engine block; 0: automatic (16)
   /// Busy engine warps hand queues over to idle ones (emu::gpu::drives_config::engine_handover)
   bool engine_handover = true;
+  gpu_engine_placement engine_placement = gpu_engine_placement::scheduler;
   bool operator==(const gpu_config&) const = default;
 };
 
@@ -244,6 +252,7 @@ const char* to_string(cache_access_mode m);
 const char* to_string(cache_temperature t);
 const char* to_string(cache_bench_layout l);
 const char* to_string(gpu_queue_mapping m);
+const char* to_string(gpu_engine_placement p);
 const char* to_string(storage_protocol p);
 const char* to_string(cache_error_mode m);
 const char* to_string(taxi_impl i);          // taxi (issue 16)

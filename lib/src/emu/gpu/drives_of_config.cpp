@@ -49,6 +49,7 @@ drives_config drives_config_of(const run_config& c) {
   };
   dc.engine_warps_per_block = warps;
   dc.engine_handover = c.gpu.engine_handover;
+  dc.engine_on_first_sms = c.gpu.engine_placement == gpu_engine_placement::first_sms;
   dc.engine_blocks = c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : automatic_blocks(queues);
   // The drives' ordering queues get warps of their own beside the application's (an automatic
   // shape only) where the application's queues outnumber the warps the ordering warps would leave

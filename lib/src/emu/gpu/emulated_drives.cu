@@ -108,6 +108,8 @@ struct emulated_drives::impl {
   std::uint32_t* stop_value = nullptr;  // pinned host word
   cudaStream_t engine_stream = nullptr, control_stream = nullptr;
   std::uint32_t n_queues = 0, warps = 0;
+  std::uint32_t engine_grid = 0;  // the engine kernel's blocks (one per SM on the first SMs)
+  std::size_t engine_shared = 0;  // and each one's dynamic shared memory
   std::vector<detail::engine_drive> drive_table;  // host copy, service times in model units
   double timer_rate = 1.0;                        // GPU timer ns per host ns, from start()
   // Recovery (cfg.recovery): admin queues, the engine's held tables and abort rings, watchdog.
@@ -179,11 +181,14 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
     if (m.warps == 0 || cfg.engine_warps_per_block > detail::engine_max_warps_per_block)
       throw std::invalid_argument(
           "emulated_drives: engine needs 1..16 warps per block and >= 1 block");
-    {  // The engine's blocks need their shared memory (pending tables, data-movement staging).
-      int device = 0, per_block = 0;
+    {  // The engine's launch: its grid, and each block's dynamic shared memory (the pending
+       // tables and the data-movement staging; on the first SMs all a block may have, so that
+       // one block fits an SM).
+      int device = 0, per_block = 0, sms = 0;
       check(cudaGetDevice(&device), "current device");
       check(cudaDeviceGetAttribute(&per_block, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
             "shared memory per block");
+      check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
       const std::size_t need = detail::engine_shared_bytes(cfg.engine_warps_per_block) +
                                detail::engine_static_shared_bytes;
       if (need > static_cast<std::size_t>(per_block))
@@ -192,6 +197,18 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
             " warps need " + std::to_string(need) + " bytes of shared memory, this GPU allows " +
             std::to_string(per_block) + " per block: fewer warps per block " +
             "(gpu.engine_warps_per_block)");
+      m.engine_grid = cfg.engine_blocks;
+      m.engine_shared = detail::engine_shared_bytes(cfg.engine_warps_per_block);
+      if (cfg.engine_on_first_sms) {  // block b on SM b: the GPU needs that many SMs
+        if (cfg.engine_blocks > static_cast<std::uint32_t>(sms))
+          throw std::invalid_argument(
+              "emulated_drives: engine blocks on the first SMs (gpu.engine_placement first-sms) "
+              "need one SM each: " +
+              std::to_string(cfg.engine_blocks) + " blocks, this GPU has " + std::to_string(sms) +
+              " SMs");
+        m.engine_grid = static_cast<std::uint32_t>(sms);
+        m.engine_shared = static_cast<std::size_t>(per_block) - detail::engine_static_shared_bytes;
+      }
     }
     if (m.n_queues > 32ull * m.warps)
       throw std::invalid_argument(
@@ -518,22 +535,24 @@ void emulated_drives::start() {
   check(cudaMemcpyAsync(m.drives, ed.data(), ed.size() * sizeof ed[0], cudaMemcpyHostToDevice, s),
         "copy drives");
   check(cudaStreamSynchronize(s), "copy drives");
-  detail::engine_params p{.queues = m.queues,
-                          .n_queues = m.n_queues,
-                          .drives = m.drives,
-                          .stats = m.stats,
-                          .stop = m.control,
-                          .started = m.control + 32,
-                          .total_warps = m.warps,
-                          .app_warps = m.cfg.engine_app_warps,
-                          .timer_base = timer_base,
-                          .admin = m.recovery ? m.admin : nullptr,
-                          .n_drives = n_drives,
-                          .queues_per_drive = m.cfg.queues_per_drive,
-                          .aborts = detail::abort_tables{},
-                          .handover = detail::engine_handover{},
-                          .start_warp_of = m.placement,
-                          .block_sm = m.placement + m.n_queues};
+  detail::engine_params p{
+      .queues = m.queues,
+      .n_queues = m.n_queues,
+      .drives = m.drives,
+      .stats = m.stats,
+      .stop = m.control,
+      .started = m.control + 32,
+      .total_warps = m.warps,
+      .app_warps = m.cfg.engine_app_warps,
+      .timer_base = timer_base,
+      .admin = m.recovery ? m.admin : nullptr,
+      .n_drives = n_drives,
+      .queues_per_drive = m.cfg.queues_per_drive,
+      .aborts = detail::abort_tables{},
+      .handover = detail::engine_handover{},
+      .start_warp_of = m.placement,
+      .block_sm = m.placement + m.n_queues,
+      .blocks_on_first_sms = m.cfg.engine_on_first_sms ? m.cfg.engine_blocks : 0};
   if (m.recovery) {
     p.aborts.words = m.abort_words;
     p.aborts.queue_words = static_cast<std::uint32_t>(m.abort_queue_words);
@@ -550,9 +569,9 @@ void emulated_drives::start() {
         (std::uint64_t{m.warps} * 1'000'000'000 / detail::handover_max_rate) >>
         detail::handover_tick_shift);
   }
-  check(
-      detail::launch_engine(p, m.cfg.engine_blocks, m.cfg.engine_warps_per_block, m.engine_stream),
-      "launch engine");
+  check(detail::launch_engine(p, m.engine_grid, m.cfg.engine_warps_per_block, m.engine_shared,
+                              m.engine_stream),
+        "launch engine");
   running_ = true;
   // Wait until every engine warp runs (bounded: a grid that cannot be resident fails here).
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
@@ -569,7 +588,11 @@ void emulated_drives::start() {
       check(e == cudaSuccess ? cudaErrorLaunchFailure : e, "engine ended early");
     if (std::chrono::steady_clock::now() > deadline)
       throw std::runtime_error("emulated_drives: only " + std::to_string(started) + " of " +
-                               std::to_string(m.warps) + " engine warps became resident in 20 s");
+                               std::to_string(m.warps) + " engine warps became resident in 20 s" +
+                               (m.cfg.engine_on_first_sms
+                                    ? " (gpu.engine_placement first-sms needs SMs 0 .. " +
+                                          std::to_string(m.cfg.engine_blocks - 1) + " free)"
+                                    : ""));
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   {  // Every warp has written where it started before it counted itself as started.

@@ -246,7 +246,8 @@ __device__ void load_drive_table(const engine_params& p) {
 }
 
 /// Lays out the warp's pending table, loads the lane's queue, and counts the warp as started.
-__device__ __forceinline__ warp_state start_warp(const engine_params& p) {
+__device__ __forceinline__ warp_state start_warp(const engine_params& p, std::uint32_t block,
+                                                 std::uint32_t blocks) {
   extern __shared__ __align__(16) std::uint64_t shared[];
   warp_state w;
   w.lane = static_cast<int>(threadIdx.x % 32);
@@ -255,7 +256,7 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
   // Warps are numbered across the blocks first (warp w: block w % blocks), so that the first
   // places of the serving order, which every configuration has, are spread over all the
   // engine's SMs.
-  const std::uint32_t warp = warp_in_block * gridDim.x + blockIdx.x;
+  const std::uint32_t warp = warp_in_block * blocks + block;
 
   // The block's shared memory: every warp's due times, then its 32-bit arrays (info, add,
   // held_rows, tokens: each array for all warps in turn), then its staging slots.
@@ -298,7 +299,7 @@ __device__ __forceinline__ warp_state start_warp(const engine_params& p) {
     w.Q = p.queues[w.q];
     p.start_warp_of[w.q] = warp;
   }
-  if (threadIdx.x == 0) p.block_sm[blockIdx.x] = bam::detail::sm_id();
+  if (threadIdx.x == 0 && p.blocks_on_first_sms == 0) p.block_sm[block] = bam::detail::sm_id();
   w.sq_head = 0;
   w.sq_fetched = 0;
   w.cq_tail = 0;
@@ -1087,9 +1088,26 @@ __device__ __forceinline__ void hand_over(const engine_params& p, warp_state& w,
 // for 16 warps, and the drive table's copy, 5.25 KiB) is checked against the GPU's per-block
 // limit by emulated_drives.
 __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel(engine_params p) {
+  // The engine's block: the scheduler's, or its SM's (one block per SM: the blocks on the SMs
+  // past the engine's count return, as would a second block on an SM, which one block per SM's
+  // shared memory rules out). Thread 0 reads the SM once for the whole block, in the first word of
+  // the dynamic shared memory, which start_warp lays out only after load_drive_table's barrier.
+  std::uint32_t block = blockIdx.x, blocks = gridDim.x;
+  if (p.blocks_on_first_sms != 0) {
+    extern __shared__ __align__(16) std::uint64_t shared[];
+    if (threadIdx.x == 0) {
+      const std::uint32_t sm = bam::detail::sm_id();
+      const bool mine = sm < p.blocks_on_first_sms && atomicCAS(&p.block_sm[sm], ~0u, sm) == ~0u;
+      shared[0] = mine ? sm : ~std::uint64_t{0};
+    }
+    __syncthreads();
+    if (shared[0] == ~std::uint64_t{0}) return;
+    block = static_cast<std::uint32_t>(shared[0]);
+    blocks = p.blocks_on_first_sms;
+  }
   load_drive_table(p);
-  warp_state w = start_warp(p);
-  const bool admin_server = p.admin != nullptr && blockIdx.x == 0 && threadIdx.x < 32;
+  warp_state w = start_warp(p, block, blocks);
+  const bool admin_server = p.admin != nullptr && block == 0 && threadIdx.x < 32;
   for (std::uint32_t turn = 0;; ++turn) {
     if ((turn & 255) == 0) {
       if (stop_requested(p, w.lane)) break;
@@ -1135,13 +1153,12 @@ cudaError_t launch_timer_probe(std::uint64_t* out, cudaStream_t stream) {
   return cudaGetLastError();
 }
 
-cudaError_t launch_engine(const engine_params& p, std::uint32_t blocks,
-                          std::uint32_t warps_per_block, cudaStream_t stream) {
-  const std::size_t shared = engine_shared_bytes(warps_per_block);
+cudaError_t launch_engine(const engine_params& p, std::uint32_t grid, std::uint32_t warps_per_block,
+                          std::size_t shared, cudaStream_t stream) {
   cudaError_t e = cudaFuncSetAttribute(engine_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        static_cast<int>(shared));
   if (e != cudaSuccess) return e;
-  engine_kernel<<<blocks, warps_per_block * 32, shared, stream>>>(p);
+  engine_kernel<<<grid, warps_per_block * 32, shared, stream>>>(p);
   return cudaGetLastError();
 }
 

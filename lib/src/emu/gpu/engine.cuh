@@ -173,6 +173,11 @@ struct engine_params {
   /// warp that took each queue (~0u: none), [blocks] the SM each block runs on.
   std::uint32_t* start_warp_of;
   std::uint32_t* block_sm;
+  /// 0: the block scheduler placed the engine (blockIdx.x is the engine's block). Else the
+  /// engine's block count, block b on SM b (drives_config::engine_on_first_sms): the kernel was
+  /// launched with one block per SM, and the blocks on the SMs past this count return at once
+  /// (block_sm starts all ~0u: a block claims its SM's entry).
+  std::uint32_t blocks_on_first_sms;
 };
 
 /// A warp's sleep after a turn that took and posted nothing. A warp that serves no queue (more
@@ -226,8 +231,10 @@ inline constexpr std::size_t engine_shared_bytes(std::uint32_t warps_per_block) 
 /// Reads the GPU's %globaltimer into *out (one thread), on `stream`.
 cudaError_t launch_timer_probe(std::uint64_t* out, cudaStream_t stream);
 
-/// Launches the engine kernel (does not wait).
-cudaError_t launch_engine(const engine_params& p, std::uint32_t blocks,
-                          std::uint32_t warps_per_block, cudaStream_t stream);
+/// Launches the engine kernel (does not wait): `grid` blocks of `warps_per_block` warps with
+/// `shared` bytes of dynamic shared memory each (at least engine_shared_bytes(warps_per_block);
+/// with p.blocks_on_first_sms, one block per SM, each with all a block may have).
+cudaError_t launch_engine(const engine_params& p, std::uint32_t grid, std::uint32_t warps_per_block,
+                          std::size_t shared, cudaStream_t stream);
 
 }  // namespace bam::emu::gpu::detail

@@ -10,7 +10,10 @@ std::string emulated_media_note(bool pinned_host) {
             "would; small random reads of pinned memory also pay an address translation that "
             "grows with the footprint, however the memory is pinned (docs/gpu-engine.md, \"The "
             "pinned footprint's fall is the platform's\"), which a real SSD's flash does not: "
-            "compare a rate with report.measure_ceilings, which reads the same footprint"
+            "compare a rate with report.measure_ceilings, which reads the same footprint; past "
+            "the GPU's translation reach the GPU divides those reads unevenly among SMs, so where "
+            "the engine's blocks land decides which queues wait (gpu.engine_placement; "
+            "docs/gpu-engine.md, \"Where the engine's blocks land\")"
           : "media in GPU memory: no data crosses PCIe, where a real SSD's DMA would";
   s += "; the engine that serves the drives runs on SMs of this GPU (engine_sms), which a real "
        "SSD's controller would not take from the application";

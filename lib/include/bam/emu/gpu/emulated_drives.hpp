@@ -70,6 +70,13 @@ struct drives_config {
   /// full gives queues away to warps with time to spare, so that no queue waits on one busy SM
   /// for the whole run. Off: each queue stays with the lane the serving order gives it.
   bool engine_handover = true;
+  /// Where the engine's blocks run (gpu.engine_placement). False: where the block scheduler puts
+  /// them. True: block b on SM b (the kernel is launched with one block per SM, each asking for
+  /// all the shared memory a block may have, so no other block shares its SM; the blocks on the
+  /// other SMs return at once). engine_blocks must not exceed the GPU's SMs (refused at
+  /// construction), and SMs 0 .. engine_blocks - 1 must be free at start (start's bound says so).
+  /// What it changes: docs/gpu-engine.md, "Where the engine's blocks land".
+  bool engine_on_first_sms = false;
   /// One more queue pair per drive (ordering_queue_entries entries, served by the engine like
   /// the others) for the §4.4 ordering reads of hardware_ref(); drives_config_of sets it for
   /// storage.protocol hardware.
