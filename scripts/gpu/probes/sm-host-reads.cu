@@ -28,16 +28,13 @@
 #include <string>
 #include <vector>
 
+#include "bam/detail/clock.hpp"
+#include "bam/detail/cuda.hpp"
 #include "bam/detail/hash.hpp"
+#include "bam/detail/sm_id.hpp"
 
-#define CK(x)                                                                                 \
-  do {                                                                                        \
-    cudaError_t e_ = (x);                                                                     \
-    if (e_ != cudaSuccess) {                                                                  \
-      std::fprintf(stderr, "%s:%d %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(1);                                                                           \
-    }                                                                                         \
-  } while (0)
+// The library's CUDA check (throws, naming the call) and its %smid and %globaltimer readers.
+#define CK(x) bam::cuda_check((x), #x)
 
 namespace {
 
@@ -46,17 +43,8 @@ constexpr std::size_t block_smem = 120 * 1024;  // more than half an SM's 228 Ki
 constexpr int warps_per_block = 16;             // the engine's
 constexpr int in_flight = 8;                    // blocks per warp in flight (engine_copy_depth)
 
-__device__ __forceinline__ std::uint32_t sm_id() {
-  std::uint32_t s;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
-  return s;
-}
-
-__device__ __forceinline__ unsigned long long now_ns() {
-  unsigned long long t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
+using bam::now_ns;
+using bam::detail::sm_id;
 
 struct span {
   const uint4* base;
