@@ -1,5 +1,5 @@
-// emulated_media_note: the reports' words for what GPU-emulated media differ in from a real SSD,
-// chosen by where the media are.
+// emulated_media_note and protocol_note: the reports' words for what GPU-emulated media differ in
+// from a real SSD, chosen by where the media are, and what the run's protocol made the threads do.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -27,6 +27,20 @@ TEST(RealHardwareNotes, PinnedMediaCrossPcieAndPayTheFootprintGpuMediaDoNot) {
   // Either way the engine's SMs are named: a real SSD's controller takes none of the GPU.
   EXPECT_TRUE(has(pinned, "engine_sms")) << pinned;
   EXPECT_TRUE(has(gpu, "engine_sms")) << gpu;
+}
+
+TEST(RealHardwareNotes, TheHardwareProtocolWaitsForTheOrderingTheEmulatorOneIsAnUpperBound) {
+  const std::string hw = emu::gpu::protocol_note(storage_protocol::hardware);
+  const std::string emu = emu::gpu::protocol_note(storage_protocol::emulator);
+  EXPECT_TRUE(has(hw, "storage.protocol hardware")) << hw;
+  EXPECT_TRUE(has(hw, "ordering read of BaM paper 4.4")) << hw;
+  // A read's latency includes its wait for the ordering: a reader comparing the protocols' latency
+  // is told where the difference goes.
+  EXPECT_TRUE(has(hw, "a read's latency includes")) << hw;
+  EXPECT_TRUE(has(hw, "cross PCIe")) << hw;
+  EXPECT_TRUE(has(emu, "storage.protocol emulator")) << emu;
+  EXPECT_TRUE(has(emu, "upper bound")) << emu;
+  EXPECT_FALSE(has(emu, "ordering read of BaM")) << emu;
 }
 
 }  // namespace

@@ -23,21 +23,6 @@
 namespace bam::tools {
 namespace {
 
-/// What the run's protocol is, and what real hardware would do differently (the report's line).
-const char* protocol_doc(storage_protocol p) {
-  return p == storage_protocol::hardware
-             ? "storage.protocol hardware: the GPU threads ran what a real controller needs "
-               "(doorbells: a system-scope fence and a volatile store; completions polled at "
-               "system scope; after every read, before its data was used, the coalesced "
-               "ordering read of BaM paper 4.4 on the drive's own queue pair). On real "
-               "hardware the doorbell store and the controller's fetches, DMA and completion "
-               "writes cross PCIe; here queues and doorbells are in GPU memory and the engine, "
-               "on this GPU, serves them at the timing model's pace"
-             : "storage.protocol emulator: device-scope doorbells and completion polling and no "
-               "ordering read, possible only because the controller runs on this GPU: an upper "
-               "bound, no real SSD allows it (storage.protocol hardware runs what one needs)";
-}
-
 const char* mapping_doc(gpu_queue_mapping m) {
   return m == gpu_queue_mapping::thread
              ? "gpu.queue_mapping thread: thread t uses queue (t / ssd_count) % pairs_per_ssd of "
@@ -281,7 +266,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   out.tool_stats["timeouts"] = timeouts;
   out.tool_stats["protocol"] = to_string(c.storage.protocol);
   out.tool_stats["real_hardware"] =
-      std::string(protocol_doc(c.storage.protocol)) + "; " +
+      emu::gpu::protocol_note(c.storage.protocol) + "; " +
       emu::gpu::emulated_media_note(c.storage.media.kind == media_kind::host);
   out.tool_stats["ordering_reads"] = ordering;
   out.tool_stats["ordering_reads_per_read"] =

@@ -321,15 +321,7 @@ nlohmann::json basic_gpu_context<P>::describe() const {
        "timing model storage.model; " +
            emu::gpu::emulated_media_note(pinned) +
            "; writes by route \"media\" went straight into the media (no NVMe command); " +
-           (P == storage_protocol::hardware
-                ? "storage.protocol hardware: the GPU threads ran what a real controller "
-                  "needs (system-scope fence and volatile store per doorbell, completions "
-                  "polled at system scope, the ordering read of BaM paper 4.4 after every "
-                  "read), but the doorbells, queues and completions are in GPU memory, not "
-                  "across PCIe"
-                : "storage.protocol emulator: device-scope doorbells and completion polling "
-                  "and no ordering read, only possible with the controller on this GPU: an "
-                  "upper bound no real SSD allows")}};
+           emu::gpu::protocol_note(P)}};
   out.update(emu::gpu::engine_report(*drives_));
   return out;
 }

@@ -20,4 +20,20 @@ std::string emulated_media_note(bool pinned_host) {
   return s;
 }
 
+std::string protocol_note(storage_protocol p) {
+  return p == storage_protocol::hardware
+             ? "storage.protocol hardware: the GPU threads ran what a real controller needs "
+               "(doorbells: a system-scope fence and a volatile store; completions polled at "
+               "system scope; after every read, before its data was used, the coalesced "
+               "ordering read of BaM paper 4.4 on the drive's own queue pair, whose wait a "
+               "read's latency includes: about one more read of its drive where few are in "
+               "flight, docs/gpu-engine.md, \"Where the hardware protocol's reads wait for their "
+               "ordering\"). On real hardware the doorbell store and the controller's fetches, "
+               "DMA and completion writes cross PCIe; here queues and doorbells are in GPU "
+               "memory and the engine, on this GPU, serves them at the timing model's pace"
+             : "storage.protocol emulator: device-scope doorbells and completion polling and no "
+               "ordering read, possible only because the controller runs on this GPU: an upper "
+               "bound, no real SSD allows it (storage.protocol hardware runs what one needs)";
+}
+
 }  // namespace bam::emu::gpu

@@ -4,6 +4,8 @@
 #pragma once
 #include <string>
 
+#include "bam/config/enums.hpp"
+
 namespace bam::emu::gpu {
 
 /// Where the emulated drives' media are and what that costs that a real SSD would not pay (or
@@ -12,5 +14,10 @@ namespace bam::emu::gpu {
 /// with GPU media no data crosses PCIe. Either way the engine serving the drives runs on SMs
 /// of this GPU.
 std::string emulated_media_note(bool pinned_host);
+
+/// What the run's storage.protocol made the GPU threads do, and what real hardware would differ
+/// in: the hardware protocol's doorbells, completions and ordering read (which a read's latency
+/// includes), or the emulator protocol's device scope, an upper bound.
+std::string protocol_note(storage_protocol p);
 
 }  // namespace bam::emu::gpu
