@@ -140,7 +140,9 @@ run_result gpu_backend_base::result_of(const run_config& c, const gpu_io_result&
   st["kernel_s"] = r.kernel_s;
   st["iops_kernel"] = r.kernel_s > 0 ? double(r.reads + r.writes) / r.kernel_s : 0.0;
   st["per_ssd_ios_threads"] = r.per_ssd;
-  st["latency_clock"] = "%globaltimer, per command, submission to completion";
+  st["latency_clock"] =
+      "%globaltimer, per command, submission to completion; a read through queues with the "
+      "ordering read of BaM paper 4.4 (storage.protocol hardware) to the end of that wait";
   st["timeout_ns"] = command_timeout_ns(c);
   if (hooks.verify) {
     st["verified_ios"] = r.verified;
