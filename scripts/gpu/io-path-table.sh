@@ -20,7 +20,8 @@
 #   [EXTRA="--set gpu.engine_blocks=64 ..."] (appended to every point's arguments)
 #   scripts/gpu/io-path-table.sh       (about 1.5 minutes per protocol on an H200)
 # `[POINTS="..."] scripts/gpu/io-path-table.sh --estimate` prints the seconds POINTS take in one
-# protocol (H200), runs nothing.
+# protocol (H200), runs nothing. `[PROTOCOL=...] scripts/gpu/io-path-table.sh --args POINT` prints
+# the point's nvm-block-bench arguments, runs nothing (regression-points.sh's `table_` points).
 set -u
 : "${POINTS:=ideal_4k_8g ideal_512_1g ideal_512_4g optane1_512 optane4_512 optane10_256m optane10_1g qd1_null qd1_optane oneqp_null}"
 # Seconds a point takes in one protocol on an H200, start and ceilings included: the longer
@@ -39,12 +40,7 @@ if [ "${1:-}" = --estimate ]; then
   echo "$total"
   exit 0
 fi
-: "${BIN:?folder with nvm-block-bench}" "${OUT:=out}" "${PROTOCOL:=hardware}"
-dir=$OUT/$PROTOCOL
-mkdir -p "$dir"
-export CUDA_MODULE_LOADING=EAGER
-nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current \
-  --format=csv > "$OUT/nvidia-smi.csv" 2>&1
+: "${PROTOCOL:=hardware}"
 GiB=1073741824
 BASE=(--backend emulated --pairs 128 --depth 1024 --threads 1048576 --outstanding 1 --repeat 3
   --set storage.protocol="$PROTOCOL")
@@ -74,6 +70,17 @@ args_of() {
     *) echo "unknown point $1" >&2; return 1 ;;
   esac
 }
+if [ "${1:-}" = --args ]; then
+  [ $# -eq 2 ] || { echo "usage: $0 --args POINT" >&2; exit 2; }
+  args_of "$2"
+  exit
+fi
+: "${BIN:?folder with nvm-block-bench}" "${OUT:=out}"
+dir=$OUT/$PROTOCOL
+mkdir -p "$dir"
+export CUDA_MODULE_LOADING=EAGER
+nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current \
+  --format=csv > "$OUT/nvidia-smi.csv" 2>&1
 status=0
 for p in $POINTS; do
   a=$(args_of "$p") || { status=1; continue; }

@@ -18,12 +18,18 @@
 #                     (issue 20's first point)
 #   cb_hot_coalesced  cache-bench hot warp-coalesced bam::array reads (no reuse), 8 KiB lines, warp
 #                     layout, c = 32, 1M threads, 160 iterations (results/' best coalesced point)
+#   table_<point>     a point of issue 19's table, as io-path-table.sh (beside this script) runs
+#                     it (`io-path-table.sh --args <point>`), in TABLE_PROTOCOL (default hardware)
+#   f4_<512|4k>_<T>   a job of Figure 4's sweep: 10 optane-p5800x (F4_SSDS) with 256 MiB of pinned
+#                     media each, 512 B or 4 KiB random reads (configs/block/optane-x4-*), T GPU
+#                     threads, 0.25 s
 # NEW_ARGS: extra arguments for the new build only (e.g. keys the old one does not know).
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
 # Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [NEW_ARGS="..."]
-#        scripts/gpu/regression-points.sh
+#        [TABLE_PROTOCOL=hardware] [F4_SSDS=10] scripts/gpu/regression-points.sh
 set -u
+here=$(dirname "$0")
 : "${OLD:?folder of the old build}" "${NEW:?folder of the new build}" "${OUT:=out}"
 : "${ROUNDS:=2}" "${POINTS:=nbb_ideal_512 nbb_ideal_4096 cb_hot_reuse cb_miss_optane}"
 mkdir -p "$OUT"
@@ -67,6 +73,21 @@ args_of() {
     nbb_null_512) echo nvm-block-bench --backend emulated --outstanding 1 --pairs 128 \
       --depth 1024 --threads 1048576 --model null --repeat 3 --io-size 512 \
       --set storage.media.size_bytes=1073741824 --ios 16777216 ;;
+    table_*)
+      local t
+      t=$(PROTOCOL=${TABLE_PROTOCOL:-hardware} bash "$here/io-path-table.sh" --args "${1#table_}") ||
+        return 1
+      echo nvm-block-bench "$t" ;;
+    f4_512_* | f4_4k_*)
+      local size=${1#f4_} threads
+      threads=${size#*_} size=${size%%_*}
+      [[ $threads =~ ^[0-9]+$ ]] || { echo "unknown point $1" >&2; return 1; }
+      local cfg="$here/../../configs/block/optane-x4-512b-randread.json" extra="--io-size 512"
+      [ "$size" = 4k ] && cfg="$here/../../configs/block/optane-x4-4k-randread.json" extra=""
+      # shellcheck disable=SC2086
+      echo nvm-block-bench --config "$cfg" --set storage.ssd_count="${F4_SSDS:-10}" \
+        --set storage.media.size_bytes=268435456 --set workload.ios=0 \
+        --set workload.duration_s=0.25 --repeat 3 --threads "$threads" $extra ;;
     *) echo "unknown point $1" >&2; return 1 ;;
   esac
 }
@@ -76,6 +97,7 @@ for round in $(seq 1 "$ROUNDS"); do
     for build in old new; do
       dir=$OLD; [ $build = new ] && dir=$NEW
       read -r -a a <<< "$(args_of "$point")"
+      [ ${#a[@]} -gt 0 ] || { status=1; continue; }
       [ $build = new ] && read -r -a extra <<< "${NEW_ARGS:-}" && a+=("${extra[@]}")
       name=${point}_${build}_$round
       t0=$SECONDS

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """The table of scripts/gpu/regression-points.sh: per point, each build's rate (the median of the
 medians of its rounds, each round's process a median of 3 runs) with the spread over every run,
-the new/old ratio, and the ceilings the same process measured. Reads reports of either schema
-version (scripts/pylib/reports.py). Usage: regression-table.py OUT_DIR [--json FILE]
+the new/old ratio, and the ceilings the same process measured. Points outside UNITS (the
+table_ and f4_ points) are given in M IOPS, after UNITS' in name order; a report's first job
+counts (table_oneqp_null: its 1K threads). Reads reports of either
+schema version (scripts/pylib/reports.py). Usage: regression-table.py OUT_DIR [--json FILE]
 """
 import json
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -34,10 +37,18 @@ def rate(point, doc):
     return b["iops"] / 1e6, [r / 1e6 for r in runs]
 
 
+def points_in(out):
+    """The points whose reports are in `out` (<point>_<old|new>_<round>.json), UNITS' first."""
+    found = {m.group(1) for f in out.glob("*.json")
+             if (m := re.fullmatch(r"(.+)_(old|new)_[0-9]+\.json", f.name))}
+    return ([(p, u) for p, (u, _) in UNITS.items() if p in found] +
+            [(p, "M IOPS") for p in sorted(found - set(UNITS))])
+
+
 def main():
     out = Path(sys.argv[1])
     rows = []
-    for point, (unit, _) in UNITS.items():
+    for point, unit in points_in(out):
         row = {"point": point, "unit": unit}
         for build in ("old", "new"):
             medians, every, ceil, commit = [], [], None, None
@@ -53,8 +64,6 @@ def main():
             row[build] = {"median": statistics.median(medians), "min": min(every),
                           "max": max(every), "rounds": len(medians), "runs": len(every),
                           "commit": commit, "ceilings": ceil}
-        if "old" not in row and "new" not in row:
-            continue  # a point this run did not measure
         if "old" in row and "new" in row:
             row["new_over_old"] = row["new"]["median"] / row["old"]["median"]
         rows.append(row)
