@@ -69,8 +69,9 @@ def main():
         rows.append(row)
     print("| point | unit | old: median (min-max) | new: median (min-max) | new/old |")
     print("|---|---|---|---|---|")
+    num = lambda v: f"{v:.2f}" if v >= 1 else f"{v:.4g}"  # QD1's rates are under 1 M
     for r in rows:
-        cell = lambda b: (f"{r[b]['median']:.2f} ({r[b]['min']:.2f}-{r[b]['max']:.2f})"
+        cell = lambda b: (f"{num(r[b]['median'])} ({num(r[b]['min'])}-{num(r[b]['max'])})"
                           if b in r else "-")
         ratio = f"{r['new_over_old']:.3f}" if "new_over_old" in r else "-"
         print(f"| {r['point']} | {r['unit']} | {cell('old')} | {cell('new')} | {ratio} |")
