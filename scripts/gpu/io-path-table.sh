@@ -21,7 +21,8 @@
 #   scripts/gpu/io-path-table.sh       (about 1.5 minutes per protocol on an H200)
 # `[POINTS="..."] scripts/gpu/io-path-table.sh --estimate` prints the seconds POINTS take in one
 # protocol (H200), runs nothing. `[PROTOCOL=...] scripts/gpu/io-path-table.sh --args POINT` prints
-# the point's nvm-block-bench arguments, runs nothing (regression-points.sh's `table_` points).
+# the point's nvm-block-bench arguments (without EXTRA), runs nothing (regression-points.sh's
+# `table_` points).
 set -u
 : "${POINTS:=ideal_4k_8g ideal_512_1g ideal_512_4g optane1_512 optane4_512 optane10_256m optane10_1g qd1_null qd1_optane oneqp_null}"
 # Seconds a point takes in one protocol on an H200, start and ceilings included: the longer

@@ -24,6 +24,8 @@
 #                     media each, 512 B or 4 KiB random reads (configs/block/optane-x4-*), T GPU
 #                     threads, 0.25 s
 # NEW_ARGS: extra arguments for the new build only (e.g. keys the old one does not know).
+# Old runs before new in odd rounds and after it in even ones (an order effect falls on both).
+# An unknown point is named once and fails the run; the others still run.
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
 # Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [NEW_ARGS="..."]
@@ -92,12 +94,17 @@ args_of() {
   esac
 }
 status=0
+known=""
+for point in $POINTS; do
+  if args_of "$point" > /dev/null; then known="$known $point"; else status=1; fi
+done
 for round in $(seq 1 "$ROUNDS"); do
-  for point in $POINTS; do
-    for build in old new; do
+  order="old new"
+  [ $((round % 2)) -eq 0 ] && order="new old"
+  for point in $known; do
+    for build in $order; do
       dir=$OLD; [ $build = new ] && dir=$NEW
       read -r -a a <<< "$(args_of "$point")"
-      [ ${#a[@]} -gt 0 ] || { status=1; continue; }
       [ $build = new ] && read -r -a extra <<< "${NEW_ARGS:-}" && a+=("${extra[@]}")
       name=${point}_${build}_$round
       t0=$SECONDS

@@ -1,9 +1,10 @@
 """scripts/gpu/regression-points.sh's table_ and f4_ points and scripts/gpu/io-path-table.sh's
 --args, run with stand-in binaries that record how they were called: old and new alternate point
-by point, a table_ point runs exactly io-path-table.sh's arguments in TABLE_PROTOCOL, an f4_ point
-Figure 4's job, and an unknown point fails the run without stopping the others. Then
-scripts/gpu/regression-table.py on measured reports named as such points: a row in M IOPS with the
-new/old ratio."""
+by point (old first in odd rounds, new first in even ones), a table_ point runs exactly
+io-path-table.sh's arguments in TABLE_PROTOCOL, an f4_ point Figure 4's job from the repository's
+configs, and an unknown point is named once and fails the run without stopping the others. Then
+scripts/gpu/regression-table.py on measured reports named as such points and as one of its own:
+its own first, the others in M IOPS with the new/old ratio, rates under 1 M to four digits."""
 import json
 import os
 import shutil
@@ -16,7 +17,14 @@ GPU = REPO / "scripts" / "gpu"
 OLD_REPORTS = REPO / "results" / "io-path" / "h200" / "2026-11-25-51665de" / "emulator"
 
 
-def sh(script, *args, env=None):
+# Settings of the scripts that must not leak in from the caller's environment.
+SETTINGS = ("OLD", "NEW", "OUT", "ROUNDS", "POINTS", "NEW_ARGS", "TABLE_PROTOCOL", "F4_SSDS",
+            "PROTOCOL", "EXTRA", "BIN")
+
+
+def sh(script, *args, **settings):
+    env = {k: v for k, v in os.environ.items() if k not in SETTINGS}
+    env.update({k: str(v) for k, v in settings.items()})
     return subprocess.run(["bash", str(GPU / script), *map(str, args)], capture_output=True,
                           text=True, timeout=60, cwd=REPO, env=env)
 
@@ -32,8 +40,7 @@ class RegressionPoints(TempDirTest):
         return d
 
     def test_table_args_name_the_protocol_and_refuse_an_unknown_point(self):
-        env = {**os.environ, "PROTOCOL": "emulator"}
-        r = sh("io-path-table.sh", "--args", "qd1_null", env=env)
+        r = sh("io-path-table.sh", "--args", "qd1_null", PROTOCOL="emulator")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("--set storage.protocol=emulator", r.stdout)
         self.assertIn("--model null", r.stdout)
@@ -43,42 +50,49 @@ class RegressionPoints(TempDirTest):
 
     def test_table_and_figure4_points_alternate_old_and_new(self):
         old, new = self.stand_in("old"), self.stand_in("new")
-        env = {**os.environ, "OLD": str(old), "NEW": str(new), "OUT": str(self.tmp / "out"),
-               "ROUNDS": "2", "TABLE_PROTOCOL": "emulator",
-               "POINTS": "table_optane10_1g f4_512_1024 nope f4_4k_4096"}
-        r = sh("regression-points.sh", env=env)
+        r = sh("regression-points.sh", OLD=old, NEW=new, OUT=self.tmp / "out", ROUNDS=2,
+               TABLE_PROTOCOL="emulator", POINTS="table_optane10_1g f4_512_1024 nope f4_4k_4096")
         self.assertEqual(r.returncode, 1, "an unknown point fails the run")
-        self.assertIn("unknown point nope", r.stderr)
+        self.assertEqual(r.stderr.count("unknown point nope"), 1, r.stderr)
         calls = (self.tmp / "calls.log").read_text().splitlines()
         builds = [c.split()[0] for c in calls]
-        self.assertEqual(builds, ["old", "new"] * 6, calls)  # 3 known points x 2 rounds
-        table = sh("io-path-table.sh", "--args", "optane10_1g",
-                   env={**os.environ, "PROTOCOL": "emulator"}).stdout.split()
+        # 3 known points x 2 rounds, old first in round 1 and new first in round 2
+        self.assertEqual(builds, ["old", "new"] * 3 + ["new", "old"] * 3, calls)
+        table = sh("io-path-table.sh", "--args", "optane10_1g", PROTOCOL="emulator").stdout.split()
         first = calls[0].split()[1:]
         self.assertEqual(first[:len(table)], table)
         self.assertEqual(first[len(table):], ["--report",
                                               str(self.tmp / "out" / "table_optane10_1g_old_1.json")])
         f4 = calls[2].split()
-        self.assertTrue(f4[2].endswith("configs/block/optane-x4-512b-randread.json"), f4)
+        self.assertEqual((REPO / f4[2]).resolve(),
+                         REPO / "configs" / "block" / "optane-x4-512b-randread.json")
+        self.assertTrue((REPO / f4[2]).is_file())
         for want in ("storage.ssd_count=10", "storage.media.size_bytes=268435456",
                      "workload.duration_s=0.25"):
             self.assertIn(want, f4)
         self.assertEqual(f4[f4.index("--threads") + 1], "1024")
         self.assertEqual(f4[f4.index("--io-size") + 1], "512")
         k4 = calls[4].split()
-        self.assertTrue(k4[2].endswith("configs/block/optane-x4-4k-randread.json"), k4)
+        self.assertEqual((REPO / k4[2]).resolve(),
+                         REPO / "configs" / "block" / "optane-x4-4k-randread.json")
         self.assertEqual(k4[k4.index("--threads") + 1], "4096")
         self.assertNotIn("--io-size", k4)
-        self.assertTrue(calls[6].split()[-1].endswith("table_optane10_1g_old_2.json"))
+        self.assertTrue(calls[6].split()[-1].endswith("table_optane10_1g_new_2.json"))
 
     def test_the_table_gives_other_points_in_m_iops_with_the_ratio(self):
         out = self.tmp / "out"
         out.mkdir()
         shutil.copy(OLD_REPORTS / "optane10_1g.json", out / "table_optane10_1g_old_1.json")
         shutil.copy(OLD_REPORTS / "ideal_512_4g.json", out / "table_optane10_1g_new_1.json")
-        run("gpu/regression-table.py", out, "--json", self.tmp / "rows.json", check=0)
+        shutil.copy(OLD_REPORTS / "ideal_512_1g.json", out / "nbb_ideal_512_old_1.json")
+        shutil.copy(OLD_REPORTS / "qd1_null.json", out / "table_qd1_null_new_1.json")
+        md = run("gpu/regression-table.py", out, "--json", self.tmp / "rows.json", check=0).stdout
         rows = json.loads((self.tmp / "rows.json").read_text())
-        self.assertEqual([r["point"] for r in rows], ["table_optane10_1g"])
+        self.assertEqual([r["point"] for r in rows],
+                         ["nbb_ideal_512", "table_optane10_1g", "table_qd1_null"])
+        qd1 = json.loads((OLD_REPORTS / "qd1_null.json").read_text())["jobs"][0]["read"]["iops"]
+        self.assertIn(f"| {qd1 / 1e6:.4g} (", md)  # a QD1 rate, under 1 M, to four digits
+        rows = rows[1:]
         iops = [json.loads((OLD_REPORTS / f).read_text())["jobs"][0]["read"]["iops"]
                 for f in ("optane10_1g.json", "ideal_512_4g.json")]
         self.assertEqual(rows[0]["unit"], "M IOPS")

@@ -305,6 +305,7 @@ run_result zerocopy_backend::run(const run_config& c, const run_hooks& hooks) {
   const gpu_io_result r = runner.run_zerocopy(media, lba_shift_of(c.storage), params_of(c, hooks));
   run_result out = result_of(c, r, hooks);
   out.per_ssd_ios = r.per_ssd;
+  out.tool_stats["latency_clock"] = "%globaltimer, per I/O: its warp's copy round (no command)";
   out.tool_stats["thread_mapping"] =
       "thread t, warp w = t / 32: random pattern: SSD w % ssd_count; sequential: the SSD of the "
       "I/O; a warp's lanes copy their 32 I/Os together (16 B words, coalesced), each I/O's "
