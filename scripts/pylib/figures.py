@@ -99,6 +99,8 @@ def machine_line(folder, jobs):
     mj = reports.load(Path(folder) / "machine.json") if (Path(folder) / "machine.json").exists() else {}
     if mj.get("gpu_driver") and mj["gpu_driver"] != "none":
         driver = mj["gpu_driver"]
+    elif m.get("gpu_driver") and m["gpu_driver"] != "none":  # the report's own (since 2026-11-30)
+        driver = m["gpu_driver"]
     elif smi.exists():
         rows = [r.split(", ") for r in smi.read_text().splitlines()[1:] if r.strip()]
         if rows and len(rows[0]) > 1:

@@ -43,16 +43,20 @@ def jobs(doc):
 
 
 def provenance(path, doc):
-    """Command, commit, GPU, CUDA driver/runtime, date and host of a report (bamkit.machine)."""
+    """Command, commit, GPU, NVIDIA driver, CUDA driver/runtime, date and host of a report
+    (bamkit.machine; gpu_driver is None in reports written before it was recorded)."""
     m = doc["bamkit"].get("machine") or {}
     return {"file": Path(path).name, "command": doc["bamkit"].get("command", ""),
-            "commit": m.get("git_commit"), "gpu": m.get("gpu"), "cuda_driver": m.get("driver"),
-            "cuda_runtime": m.get("cuda"), "date": m.get("date"), "host": m.get("hostname")}
+            "commit": m.get("git_commit"), "gpu": m.get("gpu"), "gpu_driver": m.get("gpu_driver"),
+            "cuda_driver": m.get("driver"), "cuda_runtime": m.get("cuda"), "date": m.get("date"),
+            "host": m.get("hostname")}
 
 
 def title_of(sources):
     s = sources[0]
-    return f"{s['gpu']} (CUDA driver {s['cuda_driver']}), commit {str(s['commit'])[:12]}, {s['date']}"
+    driver = (f"driver {s['gpu_driver']}, " if s.get("gpu_driver") not in (None, "none") else "")
+    return (f"{s['gpu']} ({driver}CUDA driver {s['cuda_driver']}), commit {str(s['commit'])[:12]}, "
+            f"{s['date']}")
 
 
 def _shape(**kw):

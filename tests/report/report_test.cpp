@@ -126,7 +126,7 @@ TEST(FioReport, RequiredKeysAndTypes) {
   EXPECT_EQ(report_schema_version, 2);
   EXPECT_EQ(parse_config(b["config"]), f.cfg);
   for (const char* k :
-       {"cpu", "cores", "gpu", "driver", "cuda", "git_commit", "hostname", "date"}) {
+       {"cpu", "cores", "gpu", "gpu_driver", "driver", "cuda", "git_commit", "hostname", "date"}) {
     EXPECT_TRUE(b["machine"].contains(k)) << k;
   }
   EXPECT_EQ(b["stats"]["per_ssd_ios"], json::array({1010}));
@@ -437,6 +437,28 @@ TEST(FioReport, RepeatedRunsReportEachRunsLatencyPercentilesInRunOrder) {
   // Fewer histograms than runs (a tool that does not record them): no lat_us.
   in.repeat_latency.pop_back();
   EXPECT_FALSE(fio_jsonplus(in)["bamkit"]["repeat"].contains("lat_us"));
+}
+
+TEST(MachineInfo, TheNvidiaDriverVersionIsReadFromItsNvrmLine) {
+  // The two forms of /proc/driver/nvidia/version (proprietary and open kernel modules).
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  "
+                                  "Tue Oct 14 2025\nGCC version:  gcc version 12.2.0\n"),
+            "580.159.04");
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  "
+                                  "570.86.15  Release Build  (dvs-builder@U16)\n"),
+            "570.86.15");
+  // No NVRM line (no driver loaded, another file): "none", not the GCC version below it.
+  EXPECT_EQ(nvidia_driver_version("GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n"), "none");
+  EXPECT_EQ(nvidia_driver_version(""), "none");
+  EXPECT_EQ(nvidia_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module\n12.2.0\n"),
+            "none");
+  // The report carries it beside the CUDA driver API version.
+  machine_info m;
+  m.gpu_driver = "580.159.04";
+  m.gpu.driver = "13.0";
+  const auto j = to_json(m);
+  EXPECT_EQ(j["gpu_driver"], "580.159.04");
+  EXPECT_EQ(j["driver"], "13.0");
 }
 
 }  // namespace
