@@ -23,13 +23,14 @@
 #   f4_<512|4k>_<T>   a job of Figure 4's sweep: 10 optane-p5800x (F4_SSDS) with 256 MiB of pinned
 #                     media each, 512 B or 4 KiB random reads (configs/block/optane-x4-*), T GPU
 #                     threads, 0.25 s
-# NEW_ARGS: extra arguments for the new build only (e.g. keys the old one does not know).
+# ARGS: extra arguments for both builds (e.g. --set storage.protocol=hardware for the f4_ and
+# cache points); NEW_ARGS: for the new build only, after ARGS (e.g. keys the old one does not know).
 # Old runs before new in odd rounds and after it in even ones (an order effect falls on both).
 # An unknown point is named once and fails the run; the others still run.
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
-# Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [NEW_ARGS="..."]
-#        [TABLE_PROTOCOL=hardware] [F4_SSDS=10] scripts/gpu/regression-points.sh
+# Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [ARGS="..."]
+#        [NEW_ARGS="..."] [TABLE_PROTOCOL=hardware] [F4_SSDS=10] scripts/gpu/regression-points.sh
 set -u
 here=$(dirname "$0")
 : "${OLD:?folder of the old build}" "${NEW:?folder of the new build}" "${OUT:=out}"
@@ -104,7 +105,7 @@ for round in $(seq 1 "$ROUNDS"); do
   for point in $known; do
     for build in $order; do
       dir=$OLD; [ $build = new ] && dir=$NEW
-      read -r -a a <<< "$(args_of "$point")"
+      read -r -a a <<< "$(args_of "$point") ${ARGS:-}"
       [ $build = new ] && read -r -a extra <<< "${NEW_ARGS:-}" && a+=("${extra[@]}")
       name=${point}_${build}_$round
       t0=$SECONDS

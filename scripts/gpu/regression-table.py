@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """The table of scripts/gpu/regression-points.sh: per point, each build's rate (the median of the
 medians of its rounds, each round's process a median of 3 runs) with the spread over every run,
-the new/old ratio, and the ceilings the same process measured. Points outside UNITS (the
-table_ and f4_ points) are given in M IOPS, after UNITS' in name order; a report's first job
-counts (table_oneqp_null: its 1K threads). Reads reports of either
-schema version (scripts/pylib/reports.py). Usage: regression-table.py OUT_DIR [--json FILE]
+the new/old ratio, each build's mean latency (the median over its rounds: at QD1 the figure of
+merit) and the ceilings the same process measured. Points outside UNITS (the table_ and f4_
+points) are given in M IOPS, after UNITS' in name order. A report of several jobs
+(table_oneqp_null: 1K / 64K / 1M threads) gives a row per job, named by its threads. Reads
+reports of either schema version (scripts/pylib/reports.py). Usage: regression-table.py OUT_DIR
+[--json FILE]
 """
 import json
 import re
@@ -21,9 +23,28 @@ UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),
          "cb_cold_ideal_4k": ("GB/s", None), "cb_hot_coalesced": ("GB/s", None)}
 
 
-def rate(point, doc):
-    """The point's figure of merit and every run's (median first)."""
-    cfg, job, b = reports.jobs(doc)[0]
+def job_names(point, doc):
+    """The row name of each job of a report: the point's, or with its threads where it has more
+    than one job."""
+    cfgs = [cfg for cfg, _, _ in reports.jobs(doc)]
+    if len(cfgs) == 1:
+        return [point]
+    threads = [cfg["workload"]["threads"] for cfg in cfgs]
+    if len(set(threads)) == len(threads):
+        return [f"{point} @{t} threads" for t in threads]
+    return [f"{point} #{i}" for i in range(len(cfgs))]
+
+
+def mean_latency_us(job):
+    """The job's mean completion latency, us (of its reads when it has any); None without one
+    (cache-bench's element accesses)."""
+    d = job["read"] if job["read"]["total_ios"] else job["write"]
+    mean = d.get("clat_ns", {}).get("mean")
+    return mean / 1e3 if mean else None
+
+
+def rate(point, cfg, b):
+    """The point's figure of merit and every run's (median first), for one job."""
     runs = b.get("repeat", {}).get("iops") or [b["iops"]]
     if point == "nbb_ideal_4096":
         size = cfg["workload"]["io_size"]
@@ -45,36 +66,52 @@ def points_in(out):
             [(p, "M IOPS") for p in sorted(found - set(UNITS))])
 
 
-def main():
-    out = Path(sys.argv[1])
-    rows = []
-    for point, unit in points_in(out):
-        row = {"point": point, "unit": unit}
+def build_rows(out, point, unit):
+    """A row per job of the point's reports: each build's rounds pooled, job by job."""
+    rows = {}
+    for build in ("old", "new"):
+        for f in sorted(out.glob(f"{point}_{build}_*.json")):
+            doc = reports.load(f)
+            commit = reports.provenance(f, doc)["commit"]
+            for name, (cfg, job, b) in zip(job_names(point, doc), reports.jobs(doc)):
+                row = rows.setdefault(name, {"point": name, "unit": unit})
+                acc = row.setdefault(build, {"medians": [], "every": [], "lat": [],
+                                             "ceilings": None, "commit": commit})
+                m, runs = rate(point, cfg, b)
+                acc["medians"].append(m)
+                acc["every"] += runs
+                acc["lat"].append(mean_latency_us(job))
+                acc["ceilings"] = acc["ceilings"] or reports.ceilings(doc, b)
+    for row in rows.values():
         for build in ("old", "new"):
-            medians, every, ceil, commit = [], [], None, None
-            for f in sorted(out.glob(f"{point}_{build}_*.json")):
-                doc = reports.load(f)
-                m, runs = rate(point, doc)
-                medians.append(m)
-                every += runs
-                ceil = ceil or reports.ceilings(doc, reports.jobs(doc)[0][2])
-                commit = reports.provenance(f, doc)["commit"]
-            if not medians:
-                continue
-            row[build] = {"median": statistics.median(medians), "min": min(every),
-                          "max": max(every), "rounds": len(medians), "runs": len(every),
-                          "commit": commit, "ceilings": ceil}
+            if build in row:
+                a = row[build]
+                row[build] = {"median": statistics.median(a["medians"]), "min": min(a["every"]),
+                              "max": max(a["every"]), "rounds": len(a["medians"]),
+                              "runs": len(a["every"]),
+                              "mean_latency_us": (statistics.median(a["lat"])
+                                                  if None not in a["lat"] else None),
+                              "commit": a["commit"], "ceilings": a["ceilings"]}
         if "old" in row and "new" in row:
             row["new_over_old"] = row["new"]["median"] / row["old"]["median"]
-        rows.append(row)
-    print("| point | unit | old: median (min-max) | new: median (min-max) | new/old |")
-    print("|---|---|---|---|---|")
+    return list(rows.values())
+
+
+def main():
+    out = Path(sys.argv[1])
+    rows = [row for point, unit in points_in(out) for row in build_rows(out, point, unit)]
+    print("| point | unit | old: median (min-max) | new: median (min-max) | new/old "
+          "| mean latency, us: old / new |")
+    print("|---|---|---|---|---|---|")
     num = lambda v: f"{v:.2f}" if v >= 1 else f"{v:.4g}"  # QD1's rates are under 1 M
     for r in rows:
         cell = lambda b: (f"{num(r[b]['median'])} ({num(r[b]['min'])}-{num(r[b]['max'])})"
                           if b in r else "-")
         ratio = f"{r['new_over_old']:.3f}" if "new_over_old" in r else "-"
-        print(f"| {r['point']} | {r['unit']} | {cell('old')} | {cell('new')} | {ratio} |")
+        lat = " / ".join(f"{r[b]['mean_latency_us']:.2f}"
+                         if b in r and r[b]["mean_latency_us"] is not None else "-"
+                         for b in ("old", "new"))
+        print(f"| {r['point']} | {r['unit']} | {cell('old')} | {cell('new')} | {ratio} | {lat} |")
     if "--json" in sys.argv:
         Path(sys.argv[sys.argv.index("--json") + 1]).write_text(json.dumps(rows, indent=1) + "\n")
 

@@ -18,8 +18,8 @@ OLD_REPORTS = REPO / "results" / "io-path" / "h200" / "2026-11-25-51665de" / "em
 
 
 # Settings of the scripts that must not leak in from the caller's environment.
-SETTINGS = ("OLD", "NEW", "OUT", "ROUNDS", "POINTS", "NEW_ARGS", "TABLE_PROTOCOL", "F4_SSDS",
-            "PROTOCOL", "EXTRA", "BIN")
+SETTINGS = ("OLD", "NEW", "OUT", "ROUNDS", "POINTS", "ARGS", "NEW_ARGS", "TABLE_PROTOCOL",
+            "F4_SSDS", "PROTOCOL", "EXTRA", "BIN")
 
 
 def sh(script, *args, **settings):
@@ -51,7 +51,8 @@ class RegressionPoints(TempDirTest):
     def test_table_and_figure4_points_alternate_old_and_new(self):
         old, new = self.stand_in("old"), self.stand_in("new")
         r = sh("regression-points.sh", OLD=old, NEW=new, OUT=self.tmp / "out", ROUNDS=2,
-               TABLE_PROTOCOL="emulator", POINTS="table_optane10_1g f4_512_1024 nope f4_4k_4096")
+               TABLE_PROTOCOL="emulator", POINTS="table_optane10_1g f4_512_1024 nope f4_4k_4096",
+               ARGS="--set storage.protocol=hardware", NEW_ARGS="--set gpu.engine_blocks=32")
         self.assertEqual(r.returncode, 1, "an unknown point fails the run")
         self.assertEqual(r.stderr.count("unknown point nope"), 1, r.stderr)
         calls = (self.tmp / "calls.log").read_text().splitlines()
@@ -61,8 +62,12 @@ class RegressionPoints(TempDirTest):
         table = sh("io-path-table.sh", "--args", "optane10_1g", PROTOCOL="emulator").stdout.split()
         first = calls[0].split()[1:]
         self.assertEqual(first[:len(table)], table)
-        self.assertEqual(first[len(table):], ["--report",
+        # ARGS for both builds, then NEW_ARGS for the new one only, then the report
+        self.assertEqual(first[len(table):], ["--set", "storage.protocol=hardware", "--report",
                                               str(self.tmp / "out" / "table_optane10_1g_old_1.json")])
+        second = calls[1].split()[1:]
+        self.assertEqual(second[len(table):-2], ["--set", "storage.protocol=hardware", "--set",
+                                                 "gpu.engine_blocks=32"])
         f4 = calls[2].split()
         self.assertEqual((REPO / f4[2]).resolve(),
                          REPO / "configs" / "block" / "optane-x4-512b-randread.json")
@@ -98,6 +103,31 @@ class RegressionPoints(TempDirTest):
         self.assertEqual(rows[0]["unit"], "M IOPS")
         self.assertAlmostEqual(rows[0]["old"]["median"], iops[0] / 1e6, places=6)
         self.assertAlmostEqual(rows[0]["new_over_old"], iops[1] / iops[0], places=9)
+
+    def test_a_report_of_several_jobs_gives_a_row_per_job_with_its_mean_latency(self):
+        out = self.tmp / "out"
+        out.mkdir()
+        shutil.copy(OLD_REPORTS / "oneqp_null.json", out / "table_oneqp_null_old_1.json")
+        shutil.copy(OLD_REPORTS / "oneqp_null.json", out / "table_oneqp_null_old_2.json")
+        shutil.copy(OLD_REPORTS / "oneqp_null.json", out / "table_oneqp_null_new_1.json")
+        shutil.copy(OLD_REPORTS / "qd1_null.json", out / "table_qd1_null_old_1.json")
+        md = run("gpu/regression-table.py", out, "--json", self.tmp / "rows.json", check=0).stdout
+        rows = json.loads((self.tmp / "rows.json").read_text())
+        jobs = json.loads((OLD_REPORTS / "oneqp_null.json").read_text())["jobs"]
+        threads = [j["bamkit"]["config"]["workload"]["threads"] for j in jobs]
+        self.assertEqual(len(set(threads)), 3)
+        self.assertEqual([r["point"] for r in rows],
+                         [f"table_oneqp_null @{t} threads" for t in threads] + ["table_qd1_null"])
+        for row, job in zip(rows, jobs):
+            self.assertEqual((row["old"]["rounds"], row["new"]["rounds"]), (2, 1))
+            self.assertAlmostEqual(row["old"]["median"], job["bamkit"]["iops"] / 1e6, places=6)
+            self.assertAlmostEqual(row["new_over_old"], 1.0, places=12)
+            mean = job["read"]["clat_ns"]["mean"] / 1e3
+            self.assertAlmostEqual(row["new"]["mean_latency_us"], mean, places=6)
+            self.assertIn(f"| {mean:.2f} / {mean:.2f} |", md)
+        qd1 = json.loads((OLD_REPORTS / "qd1_null.json").read_text())["jobs"][0]["read"]
+        self.assertNotIn("new", rows[-1])  # only the old build ran it: no ratio
+        self.assertIn(f"| {qd1['clat_ns']['mean'] / 1e3:.2f} / - |", md)
 
 
 if __name__ == "__main__":
