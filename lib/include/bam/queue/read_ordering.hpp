@@ -29,12 +29,18 @@ concept half_ordered_reads =
         requires(const QueueSet& q) { q.after_read(0u); } ||
         requires(const QueueSet& q) { q.after_read(0u, std::uint64_t{}); });
 
-/// The mark to take before a read of `ssd` is submitted (0 for a set without ordering).
+/// Compiles only for a set that is not half ordered (read_mark and read_ordered call it).
 template <class QueueSet>
-BAM_HD std::uint64_t read_mark(const QueueSet& set, std::uint32_t ssd) {
+BAM_HD constexpr void refuse_half_ordered() {
   static_assert(
       !half_ordered_reads<QueueSet>,
       "an ordered queue set takes the mark too: ordering_mark(ssd), after_read(ssd, mark)");
+}
+
+/// The mark to take before a read of `ssd` is submitted (0 for a set without ordering).
+template <class QueueSet>
+BAM_HD std::uint64_t read_mark(const QueueSet& set, std::uint32_t ssd) {
+  refuse_half_ordered<QueueSet>();
   if constexpr (ordered_reads<QueueSet>)
     return set.ordering_mark(ssd);
   else
@@ -46,9 +52,7 @@ BAM_HD std::uint64_t read_mark(const QueueSet& set, std::uint32_t ssd) {
 /// a set without ordering). False: the read fails (sc::host_timeout).
 template <class QueueSet>
 BAM_HD bool read_ordered(const QueueSet& set, std::uint32_t ssd, std::uint64_t mark) {
-  static_assert(
-      !half_ordered_reads<QueueSet>,
-      "an ordered queue set takes the mark too: ordering_mark(ssd), after_read(ssd, mark)");
+  refuse_half_ordered<QueueSet>();
   if constexpr (ordered_reads<QueueSet>)
     return set.after_read(ssd, mark);
   else
