@@ -4,7 +4,8 @@ medians of its rounds, each round's process a median of 3 runs) with the spread 
 the new/old ratio, each build's mean latency (the median over its rounds: at QD1 the figure of
 merit) and the ceilings the same process measured. Points outside UNITS (the table_ and f4_
 points) are given in M IOPS, after UNITS' in name order. A report of several jobs
-(table_oneqp_null: 1K / 64K / 1M threads) gives a row per job, named by its threads. Reads
+(table_oneqp_null: 1K / 64K / 1M threads) gives a row per job, named by its threads (so two
+builds' rows pair only where their reports hold the same jobs). Reads
 reports of either schema version (scripts/pylib/reports.py). Usage: regression-table.py OUT_DIR
 [--json FILE]
 """

@@ -94,14 +94,12 @@ def session_jobs(folder, deep=False):
 def machine_line(folder, jobs):
     """'NVIDIA H200 (driver 580.159.04, CUDA 13.0), bamkit 60935df, 2026-11-22'."""
     m = jobs[0].machine if jobs else {}
-    driver = None
     smi = Path(folder) / "nvidia-smi.csv"
     mj = reports.load(Path(folder) / "machine.json") if (Path(folder) / "machine.json").exists() else {}
-    if mj.get("gpu_driver") and mj["gpu_driver"] != "none":
-        driver = mj["gpu_driver"]
-    elif m.get("gpu_driver") and m["gpu_driver"] != "none":  # the report's own (since 2026-11-30)
-        driver = m["gpu_driver"]
-    elif smi.exists():
+    # The sweep's machine.json, else the report's own (recorded since 2026-11-30), else nvidia-smi's.
+    driver = next((d for d in (mj.get("gpu_driver"), m.get("gpu_driver")) if d and d != "none"),
+                  None)
+    if driver is None and smi.exists():
         rows = [r.split(", ") for r in smi.read_text().splitlines()[1:] if r.strip()]
         if rows and len(rows[0]) > 1:
             driver = rows[0][1]

@@ -84,15 +84,21 @@ class RegressionPoints(TempDirTest):
         self.assertNotIn("--io-size", k4)
         self.assertTrue(calls[6].split()[-1].endswith("table_optane10_1g_new_2.json"))
 
-    def test_the_table_gives_other_points_in_m_iops_with_the_ratio(self):
+    def table(self, copies):
+        """regression-table.py over measured reports copied in as {name: report}: its markdown
+        and its rows."""
         out = self.tmp / "out"
         out.mkdir()
-        shutil.copy(OLD_REPORTS / "optane10_1g.json", out / "table_optane10_1g_old_1.json")
-        shutil.copy(OLD_REPORTS / "ideal_512_4g.json", out / "table_optane10_1g_new_1.json")
-        shutil.copy(OLD_REPORTS / "ideal_512_1g.json", out / "nbb_ideal_512_old_1.json")
-        shutil.copy(OLD_REPORTS / "qd1_null.json", out / "table_qd1_null_new_1.json")
+        for name, report in copies.items():
+            shutil.copy(OLD_REPORTS / report, out / name)
         md = run("gpu/regression-table.py", out, "--json", self.tmp / "rows.json", check=0).stdout
-        rows = json.loads((self.tmp / "rows.json").read_text())
+        return md, json.loads((self.tmp / "rows.json").read_text())
+
+    def test_the_table_gives_other_points_in_m_iops_with_the_ratio(self):
+        md, rows = self.table({"table_optane10_1g_old_1.json": "optane10_1g.json",
+                               "table_optane10_1g_new_1.json": "ideal_512_4g.json",
+                               "nbb_ideal_512_old_1.json": "ideal_512_1g.json",
+                               "table_qd1_null_new_1.json": "qd1_null.json"})
         self.assertEqual([r["point"] for r in rows],
                          ["nbb_ideal_512", "table_optane10_1g", "table_qd1_null"])
         qd1 = json.loads((OLD_REPORTS / "qd1_null.json").read_text())["jobs"][0]["read"]["iops"]
@@ -105,14 +111,10 @@ class RegressionPoints(TempDirTest):
         self.assertAlmostEqual(rows[0]["new_over_old"], iops[1] / iops[0], places=9)
 
     def test_a_report_of_several_jobs_gives_a_row_per_job_with_its_mean_latency(self):
-        out = self.tmp / "out"
-        out.mkdir()
-        shutil.copy(OLD_REPORTS / "oneqp_null.json", out / "table_oneqp_null_old_1.json")
-        shutil.copy(OLD_REPORTS / "oneqp_null.json", out / "table_oneqp_null_old_2.json")
-        shutil.copy(OLD_REPORTS / "oneqp_null.json", out / "table_oneqp_null_new_1.json")
-        shutil.copy(OLD_REPORTS / "qd1_null.json", out / "table_qd1_null_old_1.json")
-        md = run("gpu/regression-table.py", out, "--json", self.tmp / "rows.json", check=0).stdout
-        rows = json.loads((self.tmp / "rows.json").read_text())
+        md, rows = self.table({"table_oneqp_null_old_1.json": "oneqp_null.json",
+                               "table_oneqp_null_old_2.json": "oneqp_null.json",
+                               "table_oneqp_null_new_1.json": "oneqp_null.json",
+                               "table_qd1_null_old_1.json": "qd1_null.json"})
         jobs = json.loads((OLD_REPORTS / "oneqp_null.json").read_text())["jobs"]
         threads = [j["bamkit"]["config"]["workload"]["threads"] for j in jobs]
         self.assertEqual(len(set(threads)), 3)
