@@ -151,9 +151,10 @@ class ordering_read_ref {
     return l.load(relaxed) == 0 && l.exchange(1, acquire) == 0;
   }
 
-  /// Lock holder: one read covering every position below `upto`. The holder is the one thread of
-  /// the drive on its ordering queue (the emulator gives each drive one of its own), so its wait
-  /// polls every 32 ns or so (submit_and_wait_alone), not up to every 2 us.
+  /// Lock holder: one read covering every position below `upto`. Where the drive's ordering read
+  /// has a queue pair of its own (the emulator's drives always; kmod_gpu_queues when the
+  /// controller grants one more pair) the holder is its one thread, so its wait polls every 32 ns
+  /// or so (submit_and_wait_alone), not up to every 2 us; on a shared queue it polls as often.
   BAM_HD void issue(std::uint64_t upto) const {
     const nvme::completion c =
         queue_.submit_and_wait_alone(nvme::read(nsid_, lba_, nlb_, {scratch_, 0}), timeout_ns_);

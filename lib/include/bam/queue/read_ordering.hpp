@@ -29,6 +29,7 @@ concept half_ordered_reads =
         requires(const QueueSet& q) { q.after_read(0u); } ||
         requires(const QueueSet& q) { q.after_read(0u, std::uint64_t{}); });
 
+namespace detail {
 /// Compiles only for a set that is not half ordered (read_mark and read_ordered call it).
 template <class QueueSet>
 BAM_HD constexpr void refuse_half_ordered() {
@@ -36,11 +37,12 @@ BAM_HD constexpr void refuse_half_ordered() {
       !half_ordered_reads<QueueSet>,
       "an ordered queue set takes the mark too: ordering_mark(ssd), after_read(ssd, mark)");
 }
+}  // namespace detail
 
 /// The mark to take before a read of `ssd` is submitted (0 for a set without ordering).
 template <class QueueSet>
 BAM_HD std::uint64_t read_mark(const QueueSet& set, std::uint32_t ssd) {
-  refuse_half_ordered<QueueSet>();
+  detail::refuse_half_ordered<QueueSet>();
   if constexpr (ordered_reads<QueueSet>)
     return set.ordering_mark(ssd);
   else
@@ -52,7 +54,7 @@ BAM_HD std::uint64_t read_mark(const QueueSet& set, std::uint32_t ssd) {
 /// a set without ordering). False: the read fails (sc::host_timeout).
 template <class QueueSet>
 BAM_HD bool read_ordered(const QueueSet& set, std::uint32_t ssd, std::uint64_t mark) {
-  refuse_half_ordered<QueueSet>();
+  detail::refuse_half_ordered<QueueSet>();
   if constexpr (ordered_reads<QueueSet>)
     return set.after_read(ssd, mark);
   else
