@@ -22,7 +22,7 @@ def rows_of(path, protocol):
     doc = reports.load(path)
     out = []
     for cfg, job, b in reports.jobs(doc):
-        op = job["read"] if job["read"]["total_ios"] > 0 else job["write"]
+        op = reports.measured_side(job)
         runs = b.get("repeat", {}).get("iops") or [op["iops"]]
         lat = op["lat_ns"]
         pct = lat.get("percentile", {})

@@ -39,8 +39,7 @@ def job_names(point, doc):
 def mean_latency_us(job):
     """The job's mean completion latency, us (of its reads when it has any); None without one
     (cache-bench's element accesses)."""
-    d = job["read"] if job["read"]["total_ios"] else job["write"]
-    mean = d.get("clat_ns", {}).get("mean")
+    mean = reports.measured_side(job).get("clat_ns", {}).get("mean")
     return mean / 1e3 if mean else None
 
 

@@ -52,13 +52,6 @@ def provenance(path, doc):
             "host": m.get("hostname")}
 
 
-def title_of(sources):
-    s = sources[0]
-    driver = (f"driver {s['gpu_driver']}, " if s.get("gpu_driver") not in (None, "none") else "")
-    return (f"{s['gpu']} ({driver}CUDA driver {s['cuda_driver']}), commit {str(s['commit'])[:12]}, "
-            f"{s['date']}")
-
-
 def _shape(**kw):
     c = dict.fromkeys(CEILING_KEYS)
     c.update(kw)
@@ -151,11 +144,16 @@ def total_bw(job):
     return job["read"]["bw_bytes"] + job["write"]["bw_bytes"]
 
 
+def measured_side(job):
+    """The fio side a job's latency figures come from: its reads when it has any, else its
+    writes."""
+    return job["read"] if job["read"]["total_ios"] else job["write"]
+
+
 def percentile_us(job, key):
     """Latency percentile `key` ("99.000000") in microseconds, of the reads when there are any,
     else of the writes; 0 when the job has none."""
-    d = job["read"] if job["read"]["total_ios"] else job["write"]
-    return d["clat_ns"].get("percentile", {}).get(key, 0) / 1e3
+    return measured_side(job)["clat_ns"].get("percentile", {}).get(key, 0) / 1e3
 
 
 def iops_spread(b, job):
