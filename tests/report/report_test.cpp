@@ -132,6 +132,18 @@ TEST(FioReport, RequiredKeysAndTypes) {
   EXPECT_EQ(b["stats"]["per_ssd_ios"], json::array({1010}));
   EXPECT_EQ(b["stats"]["queues"]["doorbell_writes_per_command"], 0.5);
   EXPECT_FALSE(b.contains("ceilings"));
+  // Little's law: every I/O's latency summed over the run's time (1..1000 us of reads, 50,000
+  // .. 50,009 ns of writes, over 2 s).
+  EXPECT_NEAR(b["in_flight_mean"].get<double>(), (500'500'000.0 + 500'045.0) / 2e9, 1e-12);
+}
+
+TEST(FioReport, InFlightMeanIsZeroWithoutLatencies) {
+  fixture f;
+  f.result.read.lat = latency_histogram{};
+  f.result.write.lat = latency_histogram{};
+  EXPECT_EQ(fio_jsonplus(f.inputs())["bamkit"]["in_flight_mean"].get<double>(), 0.0);
+  f.result.runtime_ns = 0;
+  EXPECT_EQ(f.result.in_flight_mean(), 0.0);
 }
 
 TEST(FioReport, CeilingsHaveOneShapeWhoeverMeasuredThem) {

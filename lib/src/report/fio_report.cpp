@@ -150,6 +150,7 @@ nlohmann::json bamkit_of(const report_inputs& in) {
   bamkit["io_errors"] = io_errors_of(r);
   bamkit["runtime_ns"] = r.runtime_ns;
   bamkit["iops"] = r.iops();
+  bamkit["in_flight_mean"] = r.in_flight_mean();
   if (in.repeats > 1) {
     const auto [lo, hi] = std::minmax_element(in.repeat_iops.begin(), in.repeat_iops.end());
     bamkit["repeat"] = {{"runs", in.repeats},

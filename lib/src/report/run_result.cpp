@@ -21,4 +21,10 @@ latency_histogram run_result::all_latency() const {
   return h;
 }
 
+double run_result::in_flight_mean() const {
+  const latency_histogram h = all_latency();
+  if (h.count == 0 || runtime_ns == 0) return 0.0;
+  return double(total_ios()) * h.mean() / double(runtime_ns);
+}
+
 }  // namespace bam

@@ -56,6 +56,9 @@ struct run_result {
   }
   /// Both directions' latencies together.
   latency_histogram all_latency() const;
+  /// The I/Os in flight on the mean over the run, by Little's law: completed I/Os per second x
+  /// their mean latency (all_latency's). 0 where no latency was measured or no time passed.
+  double in_flight_mean() const;
 };
 
 }  // namespace bam
