@@ -90,6 +90,11 @@ TEST(NbbGpu, EmulatedMixedRunAddsUpAndVerifies) {
   EXPECT_GT(st["doorbell_writes_per_command"].get<double>(), 0.0);
   EXPECT_LE(st["doorbell_writes_per_command"].get<double>(), 2.0);
   EXPECT_EQ(st["timeouts"], 0u);
+  const std::uint64_t resident = st["client_threads"]["peak_resident"];
+  EXPECT_GT(resident, 0u);
+  EXPECT_LE(resident, 4096u);
+  EXPECT_GT(st["client_threads"]["in_flight_share"].get<double>(), 0.0);
+  EXPECT_LE(st["client_threads"]["in_flight_share"].get<double>(), 1.01);
   // Over the run's footprint: the dataset of both SSDs' media.
   test::expect_gpu_ceilings(doc, 4096, 2u * 67108864);
   // fio's own check of the report, where fio is installed (the GPU machines have no fio; CI
@@ -219,6 +224,15 @@ TEST(NbbGpu, DurationRunStopsAndCountsWhatItDid) {
   // The model's 512 B read cap (5.1 M IOPS) bounds a 0.3 s run.
   EXPECT_LT(n, 5'100'000u * 4 / 10);
   EXPECT_LT(doc["bamkit"]["runtime_ns"].get<std::uint64_t>(), 2'000'000'000u);
+  // All 32 blocks of 256 threads fit the GPU and none ends before the time is up: all resident
+  // at once. Each thread then has its one command in flight but between two of them: Little's
+  // law over the run's time gives almost all of them, and never more.
+  const json& ct = doc["bamkit"]["stats"]["client_threads"];
+  EXPECT_EQ(ct["peak_resident"], 8192u);
+  const double in_flight = doc["bamkit"]["in_flight_mean"];
+  EXPECT_NEAR(ct["in_flight_share"].get<double>(), in_flight / 8192.0, 1e-9);
+  EXPECT_GT(in_flight, 0.5 * 8192);
+  EXPECT_LE(in_flight, 1.01 * 8192);  // the latency clock (%globaltimer) against CUDA events
 }
 
 // The CPU-orchestrated baseline with its copy to the GPU: a duration run must end (every thread

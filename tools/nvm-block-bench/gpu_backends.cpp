@@ -144,6 +144,16 @@ run_result gpu_backend_base::result_of(const run_config& c, const gpu_io_result&
       "%globaltimer, per command, submission to completion; a read through queues with the "
       "ordering read of BaM paper 4.4 (storage.protocol hardware) to the end of that wait";
   st["timeout_ns"] = command_timeout_ns(c);
+  // How much of what the closed loop could offer was in flight: a counted run's blocks start
+  // only as others end, and a block holds its SM until its slowest thread ends.
+  const double offered = double(r.peak_resident_threads) * c.workload.outstanding;
+  st["client_threads"] = {
+      {"peak_resident", r.peak_resident_threads},
+      {"in_flight_share", offered > 0 ? out.in_flight_mean() / offered : 0.0},
+      {"method",
+       "peak_resident: the most I/O kernel blocks running at once (counted by the blocks) x their "
+       "threads; in_flight_share: bamkit.in_flight_mean (Little's law) / (peak_resident x "
+       "workload.outstanding)"}};
   if (hooks.verify) {
     st["verified_ios"] = r.verified;
     st["verify_errors"] = r.verify_errors;

@@ -26,8 +26,9 @@ constexpr std::uint32_t hist_slots = 64;
 constexpr std::uint32_t counted_ssds = 64;
 /// Status codes counted (SCT < 8, SC < 256: SCT << 8 | SC).
 constexpr std::uint32_t status_codes = 8 * 256;
-/// Counters in device memory: reads, writes, errors, verified, verify errors, start stamp, I/Os
-/// per SSD, failed commands per status code.
+/// Counters in device memory: reads, writes, errors, verified, verify errors, start stamp, the
+/// blocks running now and the most that ran at once, I/Os per SSD, failed commands per status
+/// code.
 enum counter : std::uint32_t {
   c_reads,
   c_writes,
@@ -35,6 +36,8 @@ enum counter : std::uint32_t {
   c_verified,
   c_bad,
   c_start,
+  c_running,
+  c_peak_running,
   c_ssd = 8,
   c_status = c_ssd + counted_ssds
 };
@@ -77,7 +80,14 @@ using dev_ref = cuda::atomic_ref<T, cuda::thread_scope_device>;
 template <class T>
 using block_ref = cuda::atomic_ref<T, cuda::thread_scope_block>;
 
-__device__ void block_begin(block_state& s) {
+/// Clears the block's counts and counts the block as running (block_end stops counting it), so
+/// that the run reports the most blocks resident at once.
+__device__ void block_begin(block_state& s, const kernel_args& a) {
+  if (threadIdx.x == 0) {
+    const std::uint64_t running =
+        dev_ref<std::uint64_t>(a.counters[c_running]).fetch_add(1, relaxed);
+    dev_ref<std::uint64_t>(a.counters[c_peak_running]).fetch_max(running + 1, relaxed);
+  }
   auto* words = reinterpret_cast<std::uint32_t*>(&s);
   for (std::uint32_t i = threadIdx.x; i < sizeof(block_state) / 4; i += blockDim.x)
     words[i] = 0;
@@ -120,6 +130,7 @@ __device__ void block_end(block_state& s, const kernel_args& a, std::uint64_t re
   for (std::uint32_t i = threadIdx.x; i < counted_ssds; i += blockDim.x)
     if (s.per_ssd[i] != 0)
       dev_ref<std::uint64_t>(a.counters[c_ssd + i]).fetch_add(s.per_ssd[i], relaxed);
+  if (threadIdx.x == 0) dev_ref<std::uint64_t>(a.counters[c_running]).fetch_sub(1, relaxed);
 }
 
 /// I/Os of thread t (all of them share a.ios; none when a.ios = 0: the duration decides).
@@ -253,7 +264,7 @@ template <class QueueSet>
 __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, kernel_args a) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
   block_state& s = *reinterpret_cast<block_state*>(raw);
-  block_begin(s);
+  block_begin(s, a);
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   std::uint64_t my = share_of(a, t);
   std::uint64_t reads = 0, writes = 0, errors = 0, verified = 0, bad = 0;
@@ -317,7 +328,7 @@ __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, 
 __global__ void __launch_bounds__(block_threads) zerocopy_kernel(kernel_args a) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
   block_state& s = *reinterpret_cast<block_state*>(raw);
-  block_begin(s);
+  block_begin(s, a);
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t lane = threadIdx.x % 32;
   const std::uint64_t my = share_of(a, t);
@@ -542,6 +553,8 @@ struct gpu_io_runner::impl {
         r.errors_by_code[static_cast<std::uint16_t>(code)] = c[c_status + code];
     }
     r.kernel_s = double(ms) * 1e-3;
+    r.peak_resident_threads =
+        std::min<std::uint64_t>(c[c_peak_running] * block_threads, p.w.threads);
     return r;
   }
 };

@@ -48,6 +48,9 @@ struct gpu_io_result {
   std::uint64_t verified = 0, verify_errors = 0;
   std::vector<std::uint64_t> per_ssd;  ///< I/Os completed per SSD, counted by the threads
   double kernel_s = 0;                 ///< CUDA events around the kernel
+  /// The kernel's threads resident at once at most: its blocks running at once (counted by the
+  /// blocks as they start and end) x their threads, at most the run's threads.
+  std::uint64_t peak_resident_threads = 0;
 };
 
 /// Buffers (device memory, one io_size slot per thread, 4 KiB aligned, with a PRP list page per
