@@ -2,9 +2,11 @@
 """The table of scripts/gpu/io-path-table.sh (issue 19): per protocol and point, the rate (the
 median run of the process's 3, with min-max), the ceiling the same process measured over the
 same footprint (direct reads of the pinned media per second, and the pinned copy), the rate's
-share of it, the latency (mean, p50, p99.99, max) and the engine that served it (its blocks x
+share of it, the latency (mean, p50, p99.99, max), the engine that served it (its blocks x
 warps per block, from the report's engine_blocks and engine_warps: how much of the GPU the
-emulator took). Usage:
+emulator took) and how much of what the client threads could offer was in flight (the report's
+client_threads: Little's law's I/Os in flight over the most threads resident at once x their
+outstanding commands, "-" for reports before it). Usage:
 io-path-table.py OUT_DIR [--json FILE]  (OUT_DIR holds one folder per protocol)
 """
 import json
@@ -39,6 +41,9 @@ def rows_of(path, protocol):
         if stats.get("engine_blocks"):  # reports before c71255e's engine keys lack them
             row["engine_blocks"] = stats["engine_blocks"]
             row["engine_warps"] = stats["engine_warps"]
+        if "client_threads" in stats:
+            row["resident_threads"] = stats["client_threads"]["peak_resident"]
+            row["in_flight_share"] = stats["client_threads"]["in_flight_share"]
         if ceil and ceil.get("direct_reads_per_s"):
             row["ceiling_direct_reads_per_s"] = ceil["direct_reads_per_s"]
             row["ceiling_h2d_gbps"] = ceil["h2d_memcpy_gbps"]
@@ -59,8 +64,9 @@ def main():
             if name in files:
                 rows += rows_of(files[name], pdir.name)
     print("| protocol | point | threads | rate: median (min-max) | ceiling over the footprint"
-          " | share | latency us: mean / p50 / p99.99 / max | engine |")
-    print("|---|---|---|---|---|---|---|---|")
+          " | share | latency us: mean / p50 / p99.99 / max | engine"
+          " | in flight: share of the resident threads' |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         rate = f"{r['iops'] / 1e6:.2f} M IOPS ({r['iops_min'] / 1e6:.2f}-{r['iops_max'] / 1e6:.2f})"
         if r["io_size"] >= 4096:
@@ -79,8 +85,11 @@ def main():
         engine = "-"
         if "engine_blocks" in r:
             engine = f"{r['engine_blocks']} x {r['engine_warps'] // r['engine_blocks']}"
+        flight = "-"
+        if "in_flight_share" in r:
+            flight = f"{r['in_flight_share']:.2f} of {r['resident_threads']:,}"
         print(f"| {r['protocol']} | {r['point']} | {r['threads']} | {rate} | {ceil} | {share} "
-              f"| {lat} | {engine} |")
+              f"| {lat} | {engine} | {flight} |")
     if "--json" in sys.argv:
         Path(sys.argv[sys.argv.index("--json") + 1]).write_text(json.dumps(rows, indent=1) + "\n")
 

@@ -1,6 +1,7 @@
 """scripts/gpu/io-path-table.py on measured reports: each point's rate, its share of the ceiling
 the same process measured, and the engine that served it (blocks x warps per block), as the
-reports say; a report from before the engine's keys gets "-" there."""
+reports say, and the share of the resident client threads' I/Os in flight; a report from before
+the engine's (or the client threads') keys gets "-" there."""
 import json
 import shutil
 import unittest
@@ -28,6 +29,14 @@ class IoPathTable(TempDirTest):
         for (protocol, point), src in points.items():
             (self.tmp / protocol).mkdir(exist_ok=True)
             shutil.copy(src, self.tmp / protocol / f"{point}.json")
+        # A report with the client threads' keys (nvm-block-bench's since they exist): one of the
+        # above with them added.
+        doc = json.loads(points[("emulator", "optane10_1g")].read_text())
+        doc["jobs"][0]["bamkit"]["stats"]["client_threads"] = {"peak_resident": 29440,
+                                                               "in_flight_share": 0.4213}
+        points[("emulator", "with_clients")] = self.tmp / "with_clients.json"
+        (self.tmp / "with_clients.json").write_text(json.dumps(doc))
+        shutil.copy(self.tmp / "with_clients.json", self.tmp / "emulator" / "with_clients.json")
         out = run("gpu/io-path-table.py", self.tmp, "--json", self.tmp / "rows.json", check=0)
         lines = [l for l in out.stdout.splitlines() if l.startswith("| emulator") or
                  l.startswith("| hardware")]
@@ -50,12 +59,15 @@ class IoPathTable(TempDirTest):
             else:
                 want = "-"
             self.assertEqual(cells[7], want, line)
+            self.assertEqual(cells[8], "0.42 of 29,440" if key[1] == "with_clients" else "-", line)
         # The automatic shape: 16 x 16, with the ordering warps' block beside in the hardware
         # protocol at 10 SSDs; 40 blocks as given.
         self.assertEqual(rows[("emulator", "optane10_1g")]["engine_blocks"], 16)
         self.assertEqual(rows[("hardware", "optane10_1g")]["engine_blocks"], 17)
         self.assertEqual(rows[("hardware", "ideal_512_4g")]["engine_blocks"], 40)
         self.assertNotIn("engine_blocks", rows[("emulator", "ideal_512_1g")])
+        self.assertEqual(rows[("emulator", "with_clients")]["resident_threads"], 29440)
+        self.assertNotIn("in_flight_share", rows[("emulator", "optane10_1g")])
 
 
 if __name__ == "__main__":
