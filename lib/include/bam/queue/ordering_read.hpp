@@ -154,10 +154,11 @@ class ordering_read_ref {
   /// Lock holder: one read covering every position below `upto`. Where the drive's ordering read
   /// has a queue pair of its own (the emulator's drives always; kmod_gpu_queues when the
   /// controller grants one more pair) the holder is its one thread, so its wait polls every 32 ns
-  /// or so (submit_and_wait_alone), not up to every 2 us; on a shared queue it polls as often.
+  /// or so (submit_and_wait_outlined's `alone`), not up to every 2 us; on a shared queue it polls
+  /// as often.
   BAM_HD void issue(std::uint64_t upto) const {
-    const nvme::completion c =
-        queue_.submit_and_wait_alone(nvme::read(nsid_, lba_, nlb_, {scratch_, 0}), timeout_ns_);
+    const nvme::completion c = queue_.submit_and_wait_outlined(
+        nvme::read(nsid_, lba_, nlb_, {scratch_, 0}), timeout_ns_, /*alone=*/true);
     ref_t<std::uint64_t>(state_->reads).fetch_add(1, relaxed);
     const nvme::status st = c.status();
     if (!st.ok()) ref_t<std::uint64_t>(state_->errors).fetch_add(1, relaxed);

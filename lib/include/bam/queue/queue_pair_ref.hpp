@@ -106,22 +106,20 @@ class queue_pair_ref {
   /// inlined into its caller (the cache's miss path, the ordering read): the caller's kernel
   /// then does not carry the submission's and the wait's registers (docs/cache.md,
   /// "Registers"). A loop that does nothing but I/O (nvm-block-bench) calls the inline form:
-  /// as a call it lost 10 % at 512 B (H200).
+  /// as a call it lost 10 % at 512 B (H200). `alone`: the caller has the queue to itself (the
+  /// ordering read's lock holder on its drive's ordering queue), so its wait sleeps at most about
+  /// one command's time between polls (32 ns), where a shared queue's waiter without registers
+  /// to spare sleeps up to 1 us (about 2 us of real sleep on the H200); a hint: another thread on
+  /// the queue only makes it poll more often. A flag, not a second function: a kernel that calls
+  /// both the ordering read and a miss path would carry two out-of-line submissions (taxi-query's
+  /// array kernel 1.3 % slower on ideal drives with them, H200; docs/gpu-engine.md, "The ordering
+  /// read's waiter").
   BAM_HD BAM_NOINLINE nvme::completion submit_and_wait_outlined(nvme::command cmd,
-                                                                std::uint64_t timeout_ns) const {
+                                                                std::uint64_t timeout_ns,
+                                                                bool alone = false) const {
     // Narrow batches: the wide ones' arrays would count in every calling kernel's registers
     // (ptxas allocates a called function's registers in its callers).
-    return finish<narrow>(enqueue<narrow>(cmd, timeout_ns), timeout_ns);
-  }
-
-  /// submit_and_wait_outlined for a thread that has the queue to itself (the ordering read's
-  /// lock holder on its drive's ordering queue): the wait sleeps at most about one command's
-  /// time between polls (32 ns), where a shared queue's waiter without registers to spare
-  /// sleeps up to 1 us (about 2 us of real sleep on the H200). A hint: another thread on the
-  /// queue only makes it poll more often.
-  BAM_HD BAM_NOINLINE nvme::completion submit_and_wait_alone(nvme::command cmd,
-                                                             std::uint64_t timeout_ns) const {
-    return finish<narrow_alone>(enqueue<narrow_alone>(cmd, timeout_ns), timeout_ns);
+    return finish<narrow>(enqueue<narrow>(cmd, timeout_ns), timeout_ns, alone);
   }
 
   /// First half of submit_and_wait: enqueues `cmd` (its cid field is overwritten) and returns
@@ -242,16 +240,12 @@ class queue_pair_ref {
   /// its ticket; the CQ holder reads the SQ positions with its other loads). In the narrow batches
   /// the last two each raised the hot cache kernel's spills (ptxas: 224 bytes of stores before,
   /// 296 with the tail check, 308 with the early SQ reads; docs/gpu-engine.md, "QD1").
-  /// `alone`: the waiter has the queue to itself (submit_and_wait_alone), so its sleep ceiling is
-  /// one command's without a look at the queue.
   struct batches {
     std::uint32_t tail, head, chunk;
     bool spare;
-    bool alone = false;
   };
   static constexpr batches wide{16, 32, 8, true};
   static constexpr batches narrow{8, 8, 1, false};
-  static constexpr batches narrow_alone{8, 8, 1, false, true};
 
   /// A waiter's own command, for move_head: when the holder passes its completion as the only
   /// entry of a batch (an ID in flight; QD1), it takes the entry's words here instead of filling
@@ -309,19 +303,22 @@ class queue_pair_ref {
 #endif
   }
 
-  /// wait_for with the holders' batches `B`.
+  /// wait_for with the holders' batches `B`; `alone` as submit_and_wait_outlined's.
   template <batches B>
-  BAM_HD nvme::completion finish(std::uint16_t cid, std::uint64_t timeout_ns) const {
+  BAM_HD nvme::completion finish(std::uint16_t cid, std::uint64_t timeout_ns,
+                                 bool alone = false) const {
     if (cid == no_cid) return failed_entry(cid, nvme::sc::host_queue_failed);
-    const nvme::completion c = await<B>(cid, timeout_ns);
+    const nvme::completion c = await<B>(cid, timeout_ns, alone);
     leave();  // the ID is this thread's no more (collected, or abandoned)
     return c;
   }
 
   /// wait_for without the count: polls the box of `cid` until its completion, the deadline or
-  /// the queue's failure.
+  /// the queue's failure. `alone`: the sleep ceiling is one command's, without a look at the
+  /// queue (submit_and_wait_outlined's).
   template <batches B = wide>
-  BAM_HD nvme::completion await(std::uint16_t cid, std::uint64_t timeout_ns) const {
+  BAM_HD nvme::completion await(std::uint16_t cid, std::uint64_t timeout_ns,
+                                [[maybe_unused]] bool alone = false) const {
     const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
     ref_t<std::uint32_t> state(p_.boxes[cid].state);
     // On the device, the waiter's sleep grows to about wait_sleep_per_command_ns per command
@@ -331,7 +328,7 @@ class queue_pair_ref {
     // narrow batches' kernels keep their own state); the host's back-off takes no ceiling.
 #if BAM_DEVICE_CODE
     const std::uint64_t held =
-        B.alone ? 1
+        alone ? 1
         : B.spare
             ? ref_t<std::uint64_t>(p_.counters->sq_ticket).load(relaxed) - position_of(head_word())
             : ~std::uint64_t{0};
