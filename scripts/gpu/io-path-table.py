@@ -42,7 +42,7 @@ def rows_of(path, protocol):
             row["engine_blocks"] = stats["engine_blocks"]
             row["engine_warps"] = stats["engine_warps"]
         if "client_threads" in stats:
-            row["resident_threads"] = stats["client_threads"]["peak_resident"]
+            row["peak_resident"] = stats["client_threads"]["peak_resident"]
             row["in_flight_share"] = stats["client_threads"]["in_flight_share"]
         if ceil and ceil.get("direct_reads_per_s"):
             row["ceiling_direct_reads_per_s"] = ceil["direct_reads_per_s"]
@@ -87,7 +87,7 @@ def main():
             engine = f"{r['engine_blocks']} x {r['engine_warps'] // r['engine_blocks']}"
         flight = "-"
         if "in_flight_share" in r:
-            flight = f"{r['in_flight_share']:.2f} of {r['resident_threads']:,}"
+            flight = f"{r['in_flight_share']:.2f} of {r['peak_resident']:,}"
         print(f"| {r['protocol']} | {r['point']} | {r['threads']} | {rate} | {ceil} | {share} "
               f"| {lat} | {engine} | {flight} |")
     if "--json" in sys.argv:

@@ -450,6 +450,13 @@ TEST(Cli, HostRunWithVerify) {
   EXPECT_EQ(commands, 20000u);
   EXPECT_GT(stats["doorbell_writes_per_command"].get<double>(), 0.0);
   EXPECT_LE(stats["doorbell_writes_per_command"].get<double>(), 2.0);
+  // Two threads with workload.outstanding commands each (4 by default): Little's law gives at
+  // most that many in flight.
+  const double in_flight = doc["bamkit"]["in_flight_mean"];
+  const std::uint32_t outstanding = doc["bamkit"]["config"]["workload"]["outstanding"];
+  EXPECT_GT(in_flight, 0.0);
+  EXPECT_LE(in_flight, 2.0 * outstanding);
+  EXPECT_NE(r.out.find("in flight on the mean (Little's law)"), std::string::npos) << r.out;
   const std::string cmd =
       "/usr/bin/fio_jsonplus_clat2csv " + (dir / "h.json") + " " + (dir / "l.csv");
   ASSERT_EQ(std::system((cmd + " >/dev/null").c_str()), 0);

@@ -142,8 +142,9 @@ TEST(FioReport, InFlightMeanIsZeroWithoutLatencies) {
   f.result.read.lat = latency_histogram{};
   f.result.write.lat = latency_histogram{};
   EXPECT_EQ(fio_jsonplus(f.inputs())["bamkit"]["in_flight_mean"].get<double>(), 0.0);
-  f.result.runtime_ns = 0;
-  EXPECT_EQ(f.result.in_flight_mean(), 0.0);
+  fixture timeless;  // latencies, but no time
+  timeless.result.runtime_ns = 0;
+  EXPECT_EQ(timeless.result.in_flight_mean(), 0.0);
 }
 
 TEST(FioReport, CeilingsHaveOneShapeWhoeverMeasuredThem) {
@@ -243,6 +244,10 @@ TEST(FioReport, SummaryShowsTheToolsOwnWorkloadAndOnlyMeasuredLatencies) {
   const std::string first = nbb.str().substr(0, nbb.str().find('\n'));
   EXPECT_NE(first.find("outstanding=4 random mixed io_size=4096"), std::string::npos) << first;
   EXPECT_NE(nbb.str().find("latency us: mean 500.50"), std::string::npos) << nbb.str();
+  // Little's law: 0.2505 I/Os in flight on the mean (RequiredKeysAndTypes).
+  EXPECT_NE(nbb.str().find("errors 0; 0.3 in flight on the mean (Little's law)\n"),
+            std::string::npos)
+      << nbb.str();
 
   report_inputs in = f.inputs();
   in.workload = "access=bam";
@@ -256,6 +261,7 @@ TEST(FioReport, SummaryShowsTheToolsOwnWorkloadAndOnlyMeasuredLatencies) {
   EXPECT_EQ(line.substr(line.find("threads=")), "threads=2 access=bam") << line;
   EXPECT_EQ(app.str().find("outstanding"), std::string::npos) << app.str();
   EXPECT_EQ(app.str().find("latency"), std::string::npos) << app.str();
+  EXPECT_EQ(app.str().find("in flight"), std::string::npos) << app.str();
   EXPECT_NE(app.str().find("read : 1000 IOs in 2.000 s, 500 IOPS, 2.0 MB/s\n"), std::string::npos)
       << app.str();
   in.workload = "";

@@ -66,7 +66,7 @@ class IoPathTable(TempDirTest):
         self.assertEqual(rows[("hardware", "optane10_1g")]["engine_blocks"], 17)
         self.assertEqual(rows[("hardware", "ideal_512_4g")]["engine_blocks"], 40)
         self.assertNotIn("engine_blocks", rows[("emulator", "ideal_512_1g")])
-        self.assertEqual(rows[("emulator", "with_clients")]["resident_threads"], 29440)
+        self.assertEqual(rows[("emulator", "with_clients")]["peak_resident"], 29440)
         self.assertNotIn("in_flight_share", rows[("emulator", "optane10_1g")])
 
 

@@ -149,10 +149,12 @@ run_result gpu_backend_base::result_of(const run_config& c, const gpu_io_result&
   const double offered = double(r.peak_resident_threads) * c.workload.outstanding;
   st["client_threads"] = {
       {"peak_resident", r.peak_resident_threads},
+      {"gpu_sms", r.gpu_sms},
       {"in_flight_share", offered > 0 ? out.in_flight_mean() / offered : 0.0},
       {"method",
        "peak_resident: the most I/O kernel blocks running at once (counted by the blocks) x their "
-       "threads; in_flight_share: bamkit.in_flight_mean (Little's law) / (peak_resident x "
+       "threads (at most workload.threads); gpu_sms: the GPU's SMs, the engine's blocks among "
+       "them (emulated); in_flight_share: bamkit.in_flight_mean (Little's law) / (peak_resident x "
        "workload.outstanding)"}};
   if (hooks.verify) {
     st["verified_ios"] = r.verified;

@@ -41,6 +41,7 @@ enum counter : std::uint32_t {
   c_ssd = 8,
   c_status = c_ssd + counted_ssds
 };
+static_assert(c_peak_running < c_ssd, "the counters before the per-SSD counts");
 constexpr std::uint32_t counter_words = c_status + status_codes;
 constexpr std::uint64_t page = 4096;
 
@@ -555,6 +556,10 @@ struct gpu_io_runner::impl {
     r.kernel_s = double(ms) * 1e-3;
     r.peak_resident_threads =
         std::min<std::uint64_t>(c[c_peak_running] * block_threads, p.w.threads);
+    int device = 0;
+    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&r.gpu_sms, cudaDevAttrMultiProcessorCount, device),
+               "multiprocessor count");
     return r;
   }
 };

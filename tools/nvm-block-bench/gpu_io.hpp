@@ -49,8 +49,10 @@ struct gpu_io_result {
   std::vector<std::uint64_t> per_ssd;  ///< I/Os completed per SSD, counted by the threads
   double kernel_s = 0;                 ///< CUDA events around the kernel
   /// The kernel's threads resident at once at most: its blocks running at once (counted by the
-  /// blocks as they start and end) x their threads, at most the run's threads.
+  /// blocks as they start and end) x their threads, at most the run's threads (a partial last
+  /// block among them counts whole: at most 255 over).
   std::uint64_t peak_resident_threads = 0;
+  int gpu_sms = 0;  ///< the GPU's multiprocessors
 };
 
 /// Buffers (device memory, one io_size slot per thread, 4 KiB aligned, with a PRP list page per

@@ -314,8 +314,11 @@ void print_summary(std::ostream& os, const report_inputs& in) {
   dir("read", r.read);
   dir("write", r.write);
   dir("trim", r.trim);
-  fmt::print(os, "  total: {} IOs, {:.0f} IOPS, {:.1f} MB/s, errors {}\n", r.total_ios(), r.iops(),
+  fmt::print(os, "  total: {} IOs, {:.0f} IOPS, {:.1f} MB/s, errors {}", r.total_ios(), r.iops(),
              r.runtime_ns ? double(r.total_bytes()) * 1e3 / double(r.runtime_ns) : 0.0, r.errors);
+  if (r.all_latency().count != 0)
+    fmt::print(os, "; {:.1f} in flight on the mean (Little's law)", r.in_flight_mean());
+  fmt::print(os, "\n");
   if (r.io_failed()) {
     std::string by_status;
     for (const auto& [status, n] : r.errors_by_status)
