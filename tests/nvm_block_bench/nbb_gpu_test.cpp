@@ -201,7 +201,8 @@ TEST(NbbGpu, ClientBlocksThatDoNotFitAreCountedAsTheyRun) {
   EXPECT_GE(resident, 256u);
   EXPECT_LT(resident, 262144u);  // a block that never stopped counting would reach every block
   EXPECT_EQ(resident % 256, 0u);
-  EXPECT_LE(resident, (sms - engine) * 256);
+  EXPECT_LE(resident, (sms - engine) * 256)
+      << "assumes one 256-thread block an SM (the kernel's about 200 registers a thread)";
   EXPECT_GT(ct["in_flight_share"].get<double>(), 0.0);
   EXPECT_LE(ct["in_flight_share"].get<double>(), 1.01);
 }
@@ -254,10 +255,12 @@ TEST(NbbGpu, DurationRunStopsAndCountsWhatItDid) {
   // at once. Each thread then has its one command in flight but between two of them: Little's
   // law over the run's time gives almost all of them, and never more.
   const json& ct = doc["bamkit"]["stats"]["client_threads"];
-  // (On a GPU of fewer than 32 SMs beside the engine's 16 blocks, not all 32 could be resident.)
-  if (ct["gpu_sms"].get<std::uint64_t>() >= 48) {
-    EXPECT_EQ(ct["peak_resident"], 8192u);
+  // (A GPU of fewer than 32 SMs beside the engine's blocks could not hold all 32.)
+  if (ct["gpu_sms"].get<std::uint64_t>() <
+      doc["bamkit"]["stats"]["engine_blocks"].get<std::uint64_t>() + 32) {
+    GTEST_SKIP() << "fewer SMs than the 32 client blocks and the engine's need";
   }
+  EXPECT_EQ(ct["peak_resident"], 8192u);
   const double in_flight = doc["bamkit"]["in_flight_mean"];
   EXPECT_NEAR(ct["in_flight_share"].get<double>(), in_flight / ct["peak_resident"].get<double>(),
               1e-9);
