@@ -446,6 +446,7 @@ std::vector<queue_totals> read_queue_totals(const queue_set_params& v) {
 struct gpu_io_runner::impl {
   std::uint32_t max_threads = 0;
   std::uint64_t io_size = 0;
+  int gpu_sms = 0;                    ///< read once, at construction
   std::byte* buffer_block = nullptr;  ///< cudaMalloc'd; buffers/lists are page-aligned inside
   std::byte* list_block = nullptr;
   std::byte* buffers = nullptr;
@@ -556,10 +557,7 @@ struct gpu_io_runner::impl {
     r.kernel_s = double(ms) * 1e-3;
     r.peak_resident_threads =
         std::min<std::uint64_t>(c[c_peak_running] * block_threads, p.w.threads);
-    int device = 0;
-    cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-    cuda_check(cudaDeviceGetAttribute(&r.gpu_sms, cudaDevAttrMultiProcessorCount, device),
-               "multiprocessor count");
+    r.gpu_sms = gpu_sms;
     return r;
   }
 };
@@ -574,6 +572,10 @@ gpu_io_runner::gpu_io_runner(std::uint32_t max_threads, std::uint64_t io_size)
   impl& m = *impl_;
   m.max_threads = max_threads;
   m.io_size = io_size;
+  int device = 0;
+  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
+  cuda_check(cudaDeviceGetAttribute(&m.gpu_sms, cudaDevAttrMultiProcessorCount, device),
+             "SM count");
   const std::uint64_t stride = buffer_stride(io_size);
   cuda_check(cudaMalloc(&m.buffer_block, std::uint64_t{max_threads} * stride + page),
              "cudaMalloc I/O buffers");
