@@ -18,32 +18,33 @@ namespace {
 
 namespace nvme = bam::nvme;
 using gpu_queue = bam::queue_pair_ref<bam::memory_doorbell, cuda::thread_scope_device>;
-constexpr std::uint32_t depth = 4;
 
 __device__ std::uint32_t expected_dw0(std::uint32_t tag) {
   return tag * 2654435761u + 1;  // bam::test::loopback_result
 }
 
-/// Each thread: `rounds` times, submits `depth` commands, then waits for them starting from a
-/// thread-dependent one (so waits go in every order across the grid).
+/// Each thread: `rounds` times, submits `Depth` commands, then waits for them starting from a
+/// thread-dependent one (so waits go in every order across the grid). Depth 1: one command at a
+/// time a thread (QD1 for a single thread).
+template <std::uint32_t Depth>
 __global__ void outstanding_kernel(bam::queue_pointers q_ptrs, std::uint32_t rounds,
                                    std::uint64_t timeout_ns, unsigned long long* wrong,
                                    unsigned long long* done) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const gpu_queue q(q_ptrs);
   for (std::uint32_t r = 0; r < rounds; ++r) {
-    std::uint16_t cids[depth];
-    std::uint32_t tags[depth];
-    for (std::uint32_t k = 0; k < depth; ++k) {
+    std::uint16_t cids[Depth];
+    std::uint32_t tags[Depth];
+    for (std::uint32_t k = 0; k < Depth; ++k) {
       nvme::command c{};
       c.opcode = 0x02;
-      tags[k] = (t * rounds + r) * depth + k;
+      tags[k] = (t * rounds + r) * Depth + k;
       c.cdw10 = tags[k];
       cids[k] = q.submit(c, timeout_ns);
     }
-    for (std::uint32_t i = 0; i < depth; ++i) {
+    for (std::uint32_t i = 0; i < Depth; ++i) {
       // Even threads wait newest first, odd ones start at a thread-dependent command.
-      const std::uint32_t kk = t % 2 == 0 ? depth - 1 - i : (t / 2 + r + i) % depth;
+      const std::uint32_t kk = t % 2 == 0 ? Depth - 1 - i : (t / 2 + r + i) % Depth;
       const nvme::completion e = q.wait_for(cids[kk], timeout_ns);
       if (!e.status().ok() || e.dw0 != expected_dw0(tags[kk]) || e.cid != cids[kk])
         atomicAdd(wrong, 1ull);
@@ -52,9 +53,11 @@ __global__ void outstanding_kernel(bam::queue_pointers q_ptrs, std::uint32_t rou
   }
 }
 
-/// `threads` GPU threads x `rounds` x depth commands on one queue of `entries`.
+/// `threads` GPU threads x `rounds` x Depth commands on one queue of `entries`.
+template <std::uint32_t Depth = 4>
 void run_case(std::uint32_t entries, std::uint32_t threads, std::uint32_t rounds,
               std::uint64_t timeout_ns) {
+  const std::uint64_t commands = std::uint64_t{threads} * rounds * Depth;
   void* rings = nullptr;
   const std::size_t sq_bytes = entries * sizeof(nvme::command);
   const std::size_t cq_bytes = entries * sizeof(nvme::completion);
@@ -85,26 +88,35 @@ void run_case(std::uint32_t entries, std::uint32_t threads, std::uint32_t rounds
     unsigned long long* counts = nullptr;
     CUDA_OK(cudaMalloc(&counts, 2 * sizeof(unsigned long long)));
     CUDA_OK(cudaMemset(counts, 0, 2 * sizeof(unsigned long long)));
-    const std::uint32_t block = threads < 128 ? threads : 128;
-    outstanding_kernel<<<(threads + block - 1) / block, block>>>(p, rounds, timeout_ns, counts,
-                                                                 counts + 1);
+    // One command at a time: a thread a block, so that no two submitters share a warp and their
+    // submissions and waits interleave at any point.
+    const std::uint32_t block = Depth == 1 ? 1 : threads < 128 ? threads : 128;
+    outstanding_kernel<Depth>
+        <<<(threads + block - 1) / block, block>>>(p, rounds, timeout_ns, counts, counts + 1);
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaDeviceSynchronize());
     unsigned long long h[2] = {};
     CUDA_OK(cudaMemcpy(h, counts, sizeof h, cudaMemcpyDeviceToHost));
     EXPECT_EQ(h[0], 0u) << "wrong or failed completions";
-    EXPECT_EQ(h[1], std::uint64_t{threads} * rounds * depth);
+    EXPECT_EQ(h[1], commands);
     bam::queue_counters c{};
     CUDA_OK(cudaMemcpy(&c, p.counters, sizeof c, cudaMemcpyDeviceToHost));
     EXPECT_EQ(c.failed, 0u);
     EXPECT_EQ(c.timeouts, 0u);
-    EXPECT_EQ(bam::position_of(c.cq_head), std::uint64_t{threads} * rounds * depth);
+    EXPECT_EQ(bam::position_of(c.cq_head), commands);
+    EXPECT_EQ(bam::position_of(c.sq_tail), commands);
+    EXPECT_EQ(c.sq_head, commands);
     EXPECT_FALSE(bam::position_locked(c.cq_head) || bam::position_locked(c.sq_tail));
     std::vector<std::uint32_t> bits(p.cid_count / 32);
     CUDA_OK(cudaMemcpy(bits.data(), p.cid_bits, bits.size() * 4, cudaMemcpyDeviceToHost));
     for (std::uint32_t w : bits)
       EXPECT_EQ(w, 0u) << "a command ID was not freed";
-    EXPECT_GT(ctrl.max_in_flight(), 1u);
+    if (threads * Depth > 1) EXPECT_GT(ctrl.max_in_flight(), 1u);
+    // One command at a time on the whole queue: each moved the tail and the head by itself.
+    if (threads * Depth == 1) {
+      EXPECT_EQ(c.sq_doorbell_writes, commands);
+      EXPECT_EQ(c.cq_doorbell_writes, commands);
+    }
     cudaFree(counts);
     cudaFree(state);
   }
@@ -117,11 +129,24 @@ TEST(QueueOutstandingGpu, ManyOutstandingPerThreadInRandomOrder) {
   run_case(1024, 512, 32, 2'000'000'000ull);
 }
 
+// One command at a time per thread: one thread alone (every submission on an idle queue, every
+// wait for the queue's only command), and a few threads together, each in a warp of its own
+// (submissions and waits that meet: a tail or CQ lock held, a head moved, another's completion
+// first).
+TEST(QueueOutstandingGpu, OneCommandAtATimeAloneAndFewTogether) {
+  if (!have_gpu()) GTEST_SKIP() << "no usable GPU";
+  run_case<1>(64, 1, 3000, 2'000'000'000ull);
+  run_case<1>(64, 8, 1000, 2'000'000'000ull);
+  run_case<1>(16, 96, 200, 2'000'000'000ull);
+}
+
 // Small enough for compute-sanitizer (scripts/gpu/sanitize.sh), which slows the kernel down by
 // orders of magnitude: no timeout.
 TEST(QueueOutstandingGpu, SanitizerCase) {
   if (!have_gpu()) GTEST_SKIP() << "no usable GPU";
   run_case(64, 64, 2, 0);
+  run_case<1>(16, 1, 20, 0);
+  run_case<1>(16, 8, 8, 0);
 }
 
 }  // namespace

@@ -167,6 +167,25 @@ bam::nvme::completion submit_posted(manual_controller& ctrl, const bam::queue_pa
 // narrow ones go through the box. Either way its ID is free again, and the head and the CQ
 // doorbell moved.
 TEST(QueueOutstanding, AWaiterTakesItsOwnCompletionAsItPassesIt) {
+  // Also with a second command in flight, the waiter's completion posted alone.
+  {
+    manual_controller ctrl(8);
+    bam::queue_pair qp(ctrl.desc());
+    const auto q = qp.ref();
+    nvme::command a = tagged(3), b = tagged(4);
+    const std::uint16_t ca = q.submit(a), cb = q.submit(b);
+    ASSERT_EQ(ctrl.fetch().size(), 2u);
+    ctrl.post(ca, 3);
+    nvme::completion e{};
+    within(2000ms, [&] { e = q.wait_for(ca, 100'000'000); });
+    EXPECT_EQ(e.dw0, 3u);
+    EXPECT_EQ(qp.pointers().boxes[ca].dw0, 0u);  // taken as it passed it, never in the box
+    ctrl.post(cb, 4);
+    within(2000ms, [&] { e = q.wait_for(cb, 100'000'000); });
+    EXPECT_EQ(e.dw0, 4u);
+    EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+    EXPECT_FALSE(q.failed());
+  }
   for (const bool narrow : {false, true}) {
     SCOPED_TRACE(narrow ? "narrow batches" : "wide batches");
     manual_controller ctrl(8);
@@ -184,6 +203,123 @@ TEST(QueueOutstanding, AWaiterTakesItsOwnCompletionAsItPassesIt) {
     EXPECT_EQ(qp.stats().sq_head, 1u);
     EXPECT_EQ(ctrl.cq_doorbell(), 1u);
     EXPECT_FALSE(q.failed());
+  }
+}
+
+// One submitter fills the ring, one doorbell a command, and never moves the tail onto the SQ
+// head: with N-1 entries unfetched the next submission waits for room, and the controller, which
+// reads the doorbell, sees the N-1 entries and then the last, never an empty ring. Every command
+// completes with its own result. (A submission path for idle queues must keep this too:
+// scripts/gpu/probes/express-client-*.patch.)
+TEST(QueueOutstanding, OneSubmitterFillsTheRingAndWaitsForRoom) {
+  constexpr std::uint32_t entries = 8;
+  manual_controller ctrl(entries);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  std::vector<std::uint16_t> cids;
+  for (std::uint32_t i = 0; i < entries - 1; ++i) {
+    nvme::command c = tagged(i);
+    cids.push_back(q.submit(c));
+    EXPECT_EQ(qp.stats().sq_tail, i + 1);  // each moved the tail, one doorbell each
+    EXPECT_EQ(qp.stats().sq_doorbell_writes, i + 1);
+  }
+  within(5000ms, [&] {
+    std::uint16_t last = q.no_cid;
+    std::thread submitter([&] {
+      nvme::command c = tagged(entries - 1);
+      last = q.submit(c);
+    });
+    std::this_thread::sleep_for(50ms);  // the submitter waits for room
+    EXPECT_EQ(qp.stats().sq_tail, entries - 1);
+    const std::vector<nvme::command> first = ctrl.fetch();
+    ASSERT_EQ(first.size(), entries - 1);
+    for (std::uint32_t i = 0; i < entries - 1; ++i) {
+      EXPECT_EQ(first[i].cdw10, i);
+      ctrl.post(first[i].cid, i);
+    }
+    submitter.join();  // room came once the submitter passed the completions
+    const std::vector<nvme::command> rest = ctrl.fetch();
+    ASSERT_EQ(rest.size(), 1u);
+    EXPECT_EQ(rest[0].cdw10, entries - 1);
+    EXPECT_EQ(rest[0].cid, last);
+    ctrl.post(last, entries - 1);
+    cids.push_back(last);
+  });
+  for (std::uint32_t i = 0; i < entries; ++i) {
+    nvme::completion e{};
+    within(2000ms, [&] { e = q.wait_for(cids[i], 100'000'000); });
+    EXPECT_EQ(e.dw0, i);
+    EXPECT_TRUE(e.status().ok());
+  }
+  EXPECT_FALSE(q.failed());
+  EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+  EXPECT_EQ(qp.stats().sq_head, entries);
+  EXPECT_EQ(qp.stats().cq_head, entries);
+}
+
+// A submission never wraps the ring onto a lagging SQ head: the queue is idle (every command
+// completed and taken) but the controller's completions said it fetched nothing (SQHD 0), so the
+// SQ holds no room for the eighth entry as far as the queue knows. The submission waits and, with
+// nothing left to complete, fails the queue when its deadline passes; no doorbell has moved the
+// tail onto the head (which would read as an empty ring). (The room check of an idle queue's
+// submission path, scripts/gpu/probes/express-client-*.patch, fails this when removed.)
+TEST(QueueOutstanding, ALaggingSqHeadKeepsTheRingFromWrapping) {
+  constexpr std::uint32_t entries = 8;
+  manual_controller ctrl(entries);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  for (std::uint32_t i = 0; i < entries - 1; ++i) {
+    nvme::command c = tagged(i);
+    const std::uint16_t cid = q.submit(c);
+    ASSERT_EQ(ctrl.fetch().size(), 1u);
+    ctrl.post_with_sqhd(cid, i, 0);  // fetched, but the SQ head reported stays at 0
+    nvme::completion e{};
+    within(2000ms, [&] { e = q.wait_for(cid, 100'000'000); });
+    ASSERT_EQ(e.dw0, i);
+  }
+  EXPECT_EQ(qp.stats().cq_head, entries - 1);
+  EXPECT_EQ(qp.stats().sq_head, 0u);
+  nvme::command last = tagged(entries - 1);
+  std::uint16_t cid = 0;
+  within(5000ms, [&] { cid = q.submit(last, 200'000'000); });
+  EXPECT_TRUE(ctrl.fetch().empty()) << "the tail moved onto the SQ head";
+  EXPECT_EQ(qp.stats().sq_tail, entries - 1);
+  EXPECT_TRUE(q.failed());
+  (void)cid;
+}
+
+// A waiter whose command was its queue's only one when it began, while another thread's command
+// completes at the head first (posted with its own or apart): it passes that one to its box and
+// still takes its own; both IDs come back, nothing fails.
+TEST(QueueOutstanding, AWaiterAloneOnItsQueuePassesAnotherCommandsCompletionFirst) {
+  for (const bool one_by_one : {false, true}) {
+    SCOPED_TRACE(one_by_one ? "posted apart" : "posted together");
+    manual_controller ctrl(8);
+    bam::queue_pair qp(ctrl.desc());
+    const auto q = qp.ref();
+    nvme::command a = tagged(1);
+    const std::uint16_t ca = q.submit(a);
+    within(5000ms, [&] {
+      nvme::completion ea{};
+      std::thread waiter([&] { ea = q.wait_for(ca, 1'000'000'000); });
+      std::this_thread::sleep_for(20ms);  // it polls, alone on the queue
+      nvme::command b = tagged(2);
+      const std::uint16_t cb = q.submit(b);
+      ASSERT_EQ(ctrl.fetch().size(), 2u);
+      ctrl.post(cb, 2);
+      if (one_by_one) std::this_thread::sleep_for(20ms);  // the waiter passes it alone
+      ctrl.post(ca, 1);
+      waiter.join();
+      EXPECT_EQ(ea.dw0, 1u);
+      EXPECT_EQ(ea.cid, ca);
+      const nvme::completion eb = q.wait_for(cb, 1'000'000'000);
+      EXPECT_EQ(eb.dw0, 2u);
+      EXPECT_EQ(eb.cid, cb);
+    });
+    EXPECT_FALSE(q.failed());
+    EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+    EXPECT_EQ(qp.stats().cq_head, 2u);
+    EXPECT_EQ(ctrl.cq_doorbell(), 2u);
   }
 }
 
