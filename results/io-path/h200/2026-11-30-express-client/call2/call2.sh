@@ -1,0 +1,40 @@
+# Call 2 (device tool, one H200), from the repository root: Y = call 1's X as fixed: the express
+# submission only for a submitter with no ticket taken after its own, and the express steps only
+# in the wide batches (the inline form; submit_and_wait_outlined as before: ptxas reports every
+# kernel that calls it as 9e1537e's); built on 9e1537e. O = 9e1537e (call 1's). The queue's GPU
+# test on Y (its small cases under compute-sanitizer memcheck and synccheck); regression-points.sh
+# O against Y, 2 rounds: QD1 null and optane and one queue pair at 1K / 64K / 1M threads in both
+# protocols, the 128-queue null point in both, and in the hardware one Figure 4's 10-SSD reads at
+# 1K / 4K threads; one queue pair with 8 and 32 threads (null), both protocols.
+set -u
+T0=$SECONDS
+cd build/carry && tar xJf c2.tar.xz && cd ../..
+B=build/carry/c2
+$B/Y/queue_outstanding_gpu_test > $OUT/qtest.log 2>&1
+echo "qtest rc=$? $((SECONDS-T0)) s" >> $OUT/qtest.log
+BIN=$B/Y OUT=$OUT/san TOOLS="memcheck synccheck" NAMES=queue_outstanding_gpu_test \
+  bash scripts/gpu/sanitize.sh > $OUT/san.log 2>&1
+echo "sanitize rc=$? $((SECONDS-T0)) s" >> $OUT/san.log
+OLD=$B/O NEW=$B/Y OUT=$OUT/emu ROUNDS=2 TABLE_PROTOCOL=emulator \
+  ARGS="--set storage.protocol=emulator" \
+  POINTS="table_qd1_null table_qd1_optane table_oneqp_null nbb_null_512" \
+  bash scripts/gpu/regression-points.sh > $OUT/emu.log 2>&1
+OLD=$B/O NEW=$B/Y OUT=$OUT/hw ROUNDS=2 ARGS="--set storage.protocol=hardware" \
+  POINTS="table_qd1_null table_qd1_optane table_oneqp_null nbb_null_512 f4_512_1024 f4_4k_1024 f4_512_4096" \
+  bash scripts/gpu/regression-points.sh > $OUT/hw.log 2>&1
+mkdir -p $OUT/few
+for r in 1 2; do
+  for p in emulator hardware; do
+    for t in 8 32; do
+      for b in O Y; do
+        $B/$b/nvm-block-bench --backend emulated --pairs 1 --depth 1024 --outstanding 1 --repeat 3 \
+          --io-size 512 --ios 200000 --model null --set storage.protocol=$p --threads $t \
+          --report $OUT/few/${p}_${t}_${b}_$r.json > $OUT/few/${p}_${t}_${b}_$r.txt 2>&1
+        echo "== $p $t $b $r rc=$? $(grep -E 'repeat:' $OUT/few/${p}_${t}_${b}_$r.txt | head -1)"
+      done
+    done
+  done
+done > $OUT/few.log 2>&1
+for d in emu hw; do /usr/bin/python3 scripts/gpu/regression-table.py $OUT/$d > $OUT/$d.md 2>&1; done
+echo "all $((SECONDS-T0)) s" >> $OUT/few.log
+cd $OUT && tar czf c2.tgz qtest.log san san.log emu emu.log hw hw.log few few.log && rm -rf san emu hw few
