@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "bam/queue/queue_hold.hpp"
 #include "bam/queue/queue_pair_ref.hpp"
 #include "bam/queue/queue_state.hpp"
 #include "common/cuda_test.hpp"
@@ -53,8 +54,26 @@ __global__ void outstanding_kernel(bam::queue_pointers q_ptrs, std::uint32_t rou
   }
 }
 
-/// `threads` GPU threads x `rounds` x Depth commands on one queue of `entries`.
-template <std::uint32_t Depth = 4>
+/// One thread, `rounds` commands one at a time as its queue's only user, holding it
+/// (bam::queue_hold: command ID 0), released at the end.
+__global__ void held_kernel(bam::queue_pointers q_ptrs, std::uint32_t rounds,
+                            std::uint64_t timeout_ns, unsigned long long* wrong,
+                            unsigned long long* done) {
+  bam::queue_hold h(gpu_queue{q_ptrs});
+  if (!h.held()) atomicAdd(wrong, 1ull);
+  for (std::uint32_t r = 0; r < rounds; ++r) {
+    nvme::command c{};
+    c.opcode = 0x02;
+    c.cdw10 = r;
+    const nvme::completion e = h.submit_and_wait(c, timeout_ns);
+    if (!e.status().ok() || e.dw0 != expected_dw0(r) || e.cid != 0) atomicAdd(wrong, 1ull);
+    atomicAdd(done, 1ull);
+  }
+}
+
+/// `threads` GPU threads x `rounds` x Depth commands on one queue of `entries`; `Exclusive`: one
+/// thread holding the queue (held_kernel).
+template <std::uint32_t Depth = 4, bool Exclusive = false>
 void run_case(std::uint32_t entries, std::uint32_t threads, std::uint32_t rounds,
               std::uint64_t timeout_ns) {
   const std::uint64_t commands = std::uint64_t{threads} * rounds * Depth;
@@ -91,8 +110,14 @@ void run_case(std::uint32_t entries, std::uint32_t threads, std::uint32_t rounds
     // One command at a time: a thread a block, so that no two submitters share a warp and their
     // submissions and waits interleave at any point.
     const std::uint32_t block = Depth == 1 ? 1 : threads < 128 ? threads : 128;
-    outstanding_kernel<Depth>
-        <<<(threads + block - 1) / block, block>>>(p, rounds, timeout_ns, counts, counts + 1);
+    static_assert(!Exclusive || Depth == 1, "the exclusive path has one command at a time");
+    if (Exclusive) {
+      EXPECT_EQ(threads, 1u);
+      held_kernel<<<1, 1>>>(p, rounds, timeout_ns, counts, counts + 1);
+    } else {
+      outstanding_kernel<Depth>
+          <<<(threads + block - 1) / block, block>>>(p, rounds, timeout_ns, counts, counts + 1);
+    }
     CUDA_OK(cudaGetLastError());
     CUDA_OK(cudaDeviceSynchronize());
     unsigned long long h[2] = {};
@@ -112,10 +137,13 @@ void run_case(std::uint32_t entries, std::uint32_t threads, std::uint32_t rounds
     for (std::uint32_t w : bits)
       EXPECT_EQ(w, 0u) << "a command ID was not freed";
     if (threads * Depth > 1) EXPECT_GT(ctrl.max_in_flight(), 1u);
-    // One command at a time on the whole queue: each moved the tail and the head by itself.
+    // One command at a time on the whole queue: each moved the tail and the head by itself (a
+    // hold rings the CQ head every half ring, and at its release).
     if (threads * Depth == 1) {
       EXPECT_EQ(c.sq_doorbell_writes, commands);
-      EXPECT_EQ(c.cq_doorbell_writes, commands);
+      const std::uint64_t half = entries / 2;
+      EXPECT_EQ(c.cq_doorbell_writes,
+                Exclusive ? commands / half + (commands % half != 0 ? 1 : 0) : commands);
     }
     cudaFree(counts);
     cudaFree(state);
@@ -130,12 +158,13 @@ TEST(QueueOutstandingGpu, ManyOutstandingPerThreadInRandomOrder) {
 }
 
 // One command at a time per thread: one thread alone (every submission on an idle queue, every
-// wait for the queue's only command), and a few threads together, each in a warp of its own
-// (submissions and waits that meet: a tail or CQ lock held, a head moved, another's completion
-// first).
+// wait for the queue's only command; also as its queue's only user), and a few threads together,
+// each in a warp of its own (submissions and waits that meet: a tail or CQ lock held, a head moved,
+// another's completion first).
 TEST(QueueOutstandingGpu, OneCommandAtATimeAloneAndFewTogether) {
   if (!have_gpu()) GTEST_SKIP() << "no usable GPU";
   run_case<1>(64, 1, 3000, 2'000'000'000ull);
+  run_case<1, true>(64, 1, 3000, 2'000'000'000ull);  // the same thread as its queue's only user
   run_case<1>(64, 8, 1000, 2'000'000'000ull);
   run_case<1>(16, 96, 200, 2'000'000'000ull);
 }
@@ -146,6 +175,7 @@ TEST(QueueOutstandingGpu, SanitizerCase) {
   if (!have_gpu()) GTEST_SKIP() << "no usable GPU";
   run_case(64, 64, 2, 0);
   run_case<1>(16, 1, 20, 0);
+  run_case<1, true>(16, 1, 40, 0);
   run_case<1>(16, 8, 8, 0);
 }
 

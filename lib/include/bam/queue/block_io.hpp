@@ -8,10 +8,26 @@
 
 #include "bam/detail/macros.hpp"
 #include "bam/nvme/commands.hpp"
+#include "bam/queue/queue_hold.hpp"
 #include "bam/queue/queue_set_ref.hpp"
 #include "bam/queue/read_ordering.hpp"
 
 namespace bam {
+
+namespace detail {
+/// block_io's read after its completion `done`: the set's ordering read (with the `mark` taken
+/// before the submission), and the read failed (sc::host_timeout) when that failed.
+template <class QueueSet>
+BAM_HD nvme::completion ordered_read(const QueueSet& set, std::uint32_t ssd, bool write,
+                                     std::uint64_t mark, nvme::completion done) {
+  if (!write && done.status().ok() && !read_ordered(set, ssd, mark)) {
+    constexpr nvme::status timed_out = nvme::sc::host_timeout;  // a copy, for device code
+    done.sf =
+        static_cast<std::uint16_t>(nvme::completion::make_dw3(done.cid, false, timed_out) >> 16);
+  }
+  return done;
+}
+}  // namespace detail
 
 /// Reads or writes `nlb` blocks at `lba` of SSD `ssd` through its queue `queue`; `prp` names the
 /// buffer. Returns the completion (status sc::host_timeout when nothing arrived within
@@ -25,13 +41,19 @@ BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd, std::ui
                                  nvme::prp_pair prp, std::uint64_t timeout_ns) {
   const nvme::command c = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
   const std::uint64_t mark = write ? 0 : read_mark(set, ssd);
-  nvme::completion done = set.queue(ssd, queue).submit_and_wait(c, timeout_ns);
-  if (!write && done.status().ok() && !read_ordered(set, ssd, mark)) {
-    constexpr nvme::status timed_out = nvme::sc::host_timeout;  // a copy, for device code
-    done.sf =
-        static_cast<std::uint16_t>(nvme::completion::make_dw3(done.cid, false, timed_out) >> 16);
-  }
-  return done;
+  return detail::ordered_read(set, ssd, write, mark,
+                              set.queue(ssd, queue).submit_and_wait(c, timeout_ns));
+}
+
+/// block_io through a queue pair of SSD `ssd` that the calling thread holds (queue_hold: it is
+/// that queue's only user); the set's ordering read as above.
+template <class QueueSet, class Doorbell, cuda::thread_scope Scope>
+BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd,
+                                 queue_hold<Doorbell, Scope>& hold, bool write, std::uint64_t lba,
+                                 std::uint32_t nlb, nvme::prp_pair prp, std::uint64_t timeout_ns) {
+  const nvme::command c = write ? nvme::write(1, lba, nlb, prp) : nvme::read(1, lba, nlb, prp);
+  const std::uint64_t mark = write ? 0 : read_mark(set, ssd);
+  return detail::ordered_read(set, ssd, write, mark, hold.submit_and_wait(c, timeout_ns));
 }
 
 /// block_io for a buffer whose bus address is its address (GPU-emulated drives, host-emulated

@@ -150,8 +150,9 @@ class queue_pair_ref {
   /// Moves the CQ head over the completions posted so far, if no other thread is doing it: the
   /// late completions of abandoned commands free their IDs (a queue passes them only while some
   /// thread waits on it). For the queue's owner (its recovery watchdog), which resets the queue
-  /// itself and so is not counted as a user. True when it took the CQ lock (the head moved, or
-  /// nothing new was posted after all).
+  /// itself and so is not counted as a user, and for a thread that waits for its abandoned
+  /// command's ID to come back with nobody else on the queue. True when it took the CQ lock (the
+  /// head moved, or nothing new was posted after all).
   BAM_HD bool poll() const { return help_head(); }
 
   /// Without waiting: true once the completion of `cid` (submitted by this thread, not yet
@@ -225,6 +226,11 @@ class queue_pair_ref {
   BAM_HD const queue_pointers& pointers() const { return p_; }
 
  private:
+  /// A thread's hold on the queue (bam/queue/queue_hold.hpp) keeps the words below as this
+  /// protocol leaves them.
+  template <class, cuda::thread_scope>
+  friend class queue_hold;
+
   /// sc::host_timeout as a value device code may compare with (no reference to the host object).
   static constexpr nvme::status timeout_status{nvme::sc::host_timeout.sct,
                                                nvme::sc::host_timeout.sc};

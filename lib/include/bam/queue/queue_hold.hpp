@@ -1,0 +1,237 @@
+// bam/queue/queue_hold.hpp: API. One thread's hold on a queue pair it alone uses: commands one at
+// a time without BaM's shared protocol (its ticket, turns, markers, locks and batches exist for
+// many threads per queue), the queue's bookkeeping kept as that protocol leaves it.
+#pragma once
+#include <cstdint>
+
+#include "bam/detail/atomic.hpp"
+#include "bam/detail/clock.hpp"
+#include "bam/detail/macros.hpp"
+#include "bam/queue/queue_pair_ref.hpp"
+
+namespace bam {
+
+/// How a thread uses its queue pair: shared with other threads (BaM's protocol,
+/// queue_pair_ref::submit_and_wait), or held as its only user (queue_hold).
+enum class queue_use { shared, exclusive };
+
+/// A thread's hold on a queue pair of which it is the only user while it holds it: no other
+/// thread submits to the queue or waits on it meanwhile (the caller guarantees it: one GPU thread
+/// per queue pair, nvm-block-bench's `gpu.queue_access`). Taken on an idle queue (the ticket, the
+/// SQ tail, the SQ head and the CQ head at one position: every command passed; no lock held;
+/// command ID 0 free; not failed): in one round trip the thread takes both position locks and ID
+/// 0 and reads the positions, and keeps them until release() (or its destructor). While held, a
+/// command is its entry at the tail's slot, one fence and the SQ doorbell, a poll of the CQ entry
+/// at the head, one fence and the entry's words: no read-modify-write waited for, no lock taken.
+/// The queue's words (ticket, tail, CQ head, SQ head, turn counters) follow with relaxed stores
+/// as the shared protocol would leave them, so that releasing is unlocking; the CQ head doorbell
+/// is rung every half ring and at release (an NVMe host may ring it for several entries at once),
+/// one fence and doorbell for cq_entries / 2 completions.
+///
+/// What ends a hold besides release(): a command that gets no completion in time or a failed
+/// queue (the command is left in flight to the shared protocol as any other: ID 0 abandoned, its
+/// late completion passed by the next waiter), a completion that is not the command's (the
+/// shared protocol passes it and fails the queue), an SQ without room (the controller's SQ head
+/// lags: the shared protocol waits for room). A submission while not held tries to take the hold
+/// again and, when the queue is not idle, goes through the shared protocol (a thread alone on its
+/// queue is its only waiter, so it passes the late completion itself).
+///
+/// The hold keeps the CQ lock: the owner's poll() and set_owner_reclaims() wait for its release.
+/// On the host the holder counts as the queue's user (queue_pair::quiesce waits for it).
+/// docs/gpu-engine.md, "A queue pair to itself".
+template <class Doorbell = memory_doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
+class queue_hold {
+ public:
+  using queue_type = queue_pair_ref<Doorbell, Scope>;
+
+  /// Tries to take the hold (held() says whether it did).
+  BAM_HD explicit queue_hold(const queue_type& q) : q_(q) { (void)take(); }
+  queue_hold(const queue_hold&) = delete;
+  queue_hold& operator=(const queue_hold&) = delete;
+  BAM_HD ~queue_hold() { release(); }
+
+  BAM_HD bool held() const { return held_; }
+  BAM_HD const queue_type& queue() const { return q_; }
+
+  /// queue_pair_ref::submit_and_wait for the holder: the command ID is 0 while held (the
+  /// shared protocol's otherwise); `timeout_ns` as there (0: wait for ever).
+  BAM_HD nvme::completion submit_and_wait(nvme::command cmd, std::uint64_t timeout_ns) {
+    if (!held_ && !take()) return shared(cmd, timeout_ns);
+    const queue_pointers& p = q_.p_;
+    queue_counters& c = *p.counters;
+    if (pos_ - sq_head_ >= p.sq_entries - 1) {  // a full SQ holds N-1 entries: wait as anyone
+      release();
+      return shared(cmd, timeout_ns);
+    }
+    // Submission: the entry, the ticket, the slot's first turn increment and the tail (still
+    // locked); one fence, the doorbell.
+    const auto slot = static_cast<std::uint32_t>(pos_ % p.sq_entries);
+    cmd.cid = cid;
+    p.sq[slot] = cmd;
+    ref_t<std::uint64_t>(c.sq_ticket).fetch_add(1, relaxed);
+    ref_t<std::uint32_t>(p.turn_counters[slot]).fetch_add(1, device_relaxed(bam::release));
+    ref_t<std::uint64_t>(c.sq_tail).store(position_word(pos_ + 1, true), relaxed);
+#if BAM_DEVICE_CODE
+    cuda::atomic_thread_fence(acq_rel, Scope);
+#endif
+    Doorbell::template ring_after_fence<Scope>(p.sq_doorbell,
+                                               slot + 1 == p.sq_entries ? 0 : slot + 1);
+    ref_t<std::uint64_t>(c.sq_doorbell_writes).fetch_add(1, relaxed);
+
+    // Completion: the entry at the head, polled with the failed mark (one round trip), at most
+    // about one command's time asleep between polls.
+    const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
+    const auto cq_slot = static_cast<std::uint32_t>(pos_ % p.cq_entries);
+    const bool phase = q_.phase_at(pos_);
+#if BAM_DEVICE_CODE
+    backoff bo(queue_type::sleep_cap(1));
+#else
+    backoff bo;
+#endif
+    std::uint32_t dw3 = 0;
+    for (;;) {
+      dw3 = cq_ref(q_.cqe_dw3(cq_slot)).load(device_relaxed(acquire));
+      const bool failed = ref_t<std::uint32_t>(c.failed).load(device_relaxed(acquire)) != 0;
+      if (nvme::completion::dw3_phase(dw3) == phase) break;
+      if (failed || (deadline != ~std::uint64_t{0} && now_ns() >= deadline)) {
+        // The command stays in flight as the shared protocol's, ID 0 abandoned.
+        end(pos_ + 1, pos_);
+        // Copies: device code cannot bind references to the namespace-scope statuses.
+        constexpr nvme::status queue_failed = nvme::sc::host_queue_failed;
+        constexpr nvme::status timed_out = nvme::sc::host_timeout;
+        const nvme::completion e = q_.give_up(cid, failed ? queue_failed : timed_out);
+        q_.leave();
+        return e;
+      }
+      bo.pause();
+    }
+#if BAM_DEVICE_CODE
+    cuda::atomic_thread_fence(acquire, Doorbell::scope);  // the entry after its DW3
+#endif
+    if (nvme::completion::dw3_cid(dw3) != cid) {
+      // Another command's entry, which a held queue cannot hold: the shared protocol passes it
+      // (and fails the queue) as it waits for this one.
+      end(pos_ + 1, pos_);
+      return shared_wait(cid, timeout_ns);
+    }
+    const nvme::completion done = q_.entry_of(p.cq[cq_slot].dw0, p.cq[cq_slot].dw1, dw3);
+    const std::uint32_t sqhd = p.cq[cq_slot].sqhd;
+    // The SQ slots the controller fetched: their second turn increments and the SQ head
+    // (release_sq_slots, which refuses an SQHD that is not a slot or past the tail).
+    const auto old_slot = static_cast<std::uint32_t>(sq_head_ % p.sq_entries);
+    const std::uint32_t advance =
+        sqhd >= old_slot ? sqhd - old_slot : sqhd + p.sq_entries - old_slot;
+    const bool valid = q_.release_sq_slots(sqhd, sq_head_, pos_ + 1);
+    if (valid) sq_head_ += advance;
+    ++pos_;
+    ref_t<std::uint64_t>(c.cq_head).store(position_word(pos_, true), relaxed);
+    if (++unrung_ >= p.cq_entries / 2) ring_cq_head();
+    if (!valid) {
+      ref_t<std::uint64_t>(c.invalid_completions).fetch_add(1, relaxed);
+      q_.fail();
+      release();
+    }
+    return done;
+  }
+
+  /// Ends the hold: the CQ head doorbell rung if entries were passed since, both locks left at
+  /// their positions, ID 0 free. Nothing when not held.
+  BAM_HD void release() {
+    if (!held_) return;
+    end(pos_, pos_);
+    q_.release_cid(cid);
+    q_.leave();
+  }
+
+ private:
+  template <class T>
+  using ref_t = typename queue_type::template ref_t<T>;
+  using cq_ref = typename queue_type::cq_ref;
+  static constexpr std::uint16_t cid = 0;
+
+  /// The shared protocol's submission and wait, as the queue's only waiter. Out of line (device
+  /// code), as is shared_wait: the fallbacks stay out of the held path's code.
+  BAM_HD BAM_NOINLINE nvme::completion shared(nvme::command cmd, std::uint64_t timeout_ns) const {
+    return shared_wait(q_.template enqueue<queue_type::wide>(cmd, timeout_ns), timeout_ns);
+  }
+  /// The shared protocol's wait for `id`, as the queue's only waiter.
+  BAM_HD BAM_NOINLINE nvme::completion shared_wait(std::uint16_t id,
+                                                   std::uint64_t timeout_ns) const {
+    return q_.template finish<queue_type::wide>(id, timeout_ns, /*alone=*/true);
+  }
+
+  /// Takes the hold if the queue is idle and no lock or ID 0 is held (see the class comment);
+  /// else gives back what it took, unchanged, and returns false.
+  BAM_HD bool take() {
+#if !BAM_DEVICE_CODE
+    if (!q_.enter()) return false;
+#endif
+    const queue_pointers& p = q_.p_;
+    queue_counters& c = *p.counters;
+    // In flight together: both locks, ID 0, the ticket, the SQ head and the failed mark. Relaxed
+    // on the device, with one acquire fence after them: the tail slot's last occupant was fetched
+    // (its SQHD passed) and ID 0's box emptied before this thread writes either.
+    const std::uint64_t tail_was =
+        ref_t<std::uint64_t>(c.sq_tail).fetch_or(position_lock, device_relaxed(acquire));
+    const std::uint64_t head_was =
+        ref_t<std::uint64_t>(c.cq_head).fetch_or(position_lock, device_relaxed(acquire));
+    const std::uint32_t ids_were =
+        ref_t<std::uint32_t>(p.cid_bits[0]).fetch_or(1u, device_relaxed(acquire));
+    const std::uint64_t ticket = ref_t<std::uint64_t>(c.sq_ticket).load(device_relaxed(acquire));
+    const std::uint64_t sq_head = ref_t<std::uint64_t>(c.sq_head).load(device_relaxed(acquire));
+    const bool failed = ref_t<std::uint32_t>(c.failed).load(device_relaxed(acquire)) != 0;
+#if BAM_DEVICE_CODE
+    cuda::atomic_thread_fence(acquire, Scope);
+#endif
+    const bool took_tail = !position_locked(tail_was), took_head = !position_locked(head_was);
+    const bool took_id = (ids_were & 1u) == 0;
+    if (took_tail && took_head && took_id && !failed && position_of(tail_was) == ticket &&
+        position_of(head_was) == ticket && sq_head == ticket) {
+      pos_ = sq_head_ = ticket;
+      unrung_ = 0;
+      held_ = true;
+      return true;
+    }
+    if (took_tail) queue_type::unlock_position(c.sq_tail, position_of(tail_was));
+    if (took_head) queue_type::unlock_position(c.cq_head, position_of(head_was));
+    if (took_id) q_.release_cid(cid);
+    q_.leave();
+    return false;
+  }
+
+  /// The CQ head doorbell at the head held: one fence (the entries passed were read), then the
+  /// doorbell.
+  BAM_HD void ring_cq_head() {
+    const queue_pointers& p = q_.p_;
+#if BAM_DEVICE_CODE
+    cuda::atomic_thread_fence(bam::release, Scope);
+#endif
+    Doorbell::template ring_after_fence<Scope>(p.cq_doorbell,
+                                               static_cast<std::uint32_t>(pos_ % p.cq_entries));
+    ref_t<std::uint64_t>(p.counters->cq_doorbell_writes).fetch_add(1, relaxed);
+    unrung_ = 0;
+  }
+
+  /// Stops holding: rings the CQ head doorbell if entries were passed since it was last rung,
+  /// then leaves the tail and the CQ head unlocked at `tail` and `head` (their release stores
+  /// order this thread's doorbells before a later holder's). ID 0 and the host's user count are
+  /// the caller's.
+  BAM_HD void end(std::uint64_t tail, std::uint64_t head) {
+    if (unrung_ != 0) ring_cq_head();
+    queue_counters& c = *q_.p_.counters;
+    queue_type::unlock_position(c.sq_tail, tail);
+    queue_type::unlock_position(c.cq_head, head);
+    held_ = false;
+  }
+
+  queue_type q_;
+  std::uint64_t pos_ = 0;      ///< held: the ticket, the SQ tail and the CQ head
+  std::uint64_t sq_head_ = 0;  ///< held: the SQ head (the controller's last SQHD)
+  std::uint32_t unrung_ = 0;   ///< completions passed since the CQ head doorbell was rung
+  bool held_ = false;
+};
+
+template <class Doorbell, cuda::thread_scope Scope>
+queue_hold(const queue_pair_ref<Doorbell, Scope>&) -> queue_hold<Doorbell, Scope>;
+
+}  // namespace bam
