@@ -629,34 +629,38 @@ namespace {
 
 TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
   temp_dir dir;
-  auto r = run_tool(bench,
-                    {"--set", "gpu.queue_mapping=thread", "--set", "gpu.engine_blocks=4", "--set",
-                     "gpu.engine_warps_per_block=8", "--set", "gpu.engine_handover=false", "--set",
-                     "gpu.engine_placement=first-sms", "--print-config"},
-                    dir);
+  auto r = run_tool(
+      bench,
+      {"--set", "gpu.queue_mapping=thread", "--set", "gpu.engine_blocks=4", "--set",
+       "gpu.engine_warps_per_block=8", "--set", "gpu.engine_handover=false", "--set",
+       "gpu.engine_placement=first-sms", "--set", "gpu.queue_access=shared", "--print-config"},
+      dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   const json printed = json::parse(r.out);
   EXPECT_EQ(printed["gpu"], (json{{"queue_mapping", "thread"},
                                   {"engine_blocks", 4},
                                   {"engine_warps_per_block", 8},
                                   {"engine_handover", false},
-                                  {"engine_placement", "first-sms"}}));
+                                  {"engine_placement", "first-sms"},
+                                  {"queue_access", "shared"}}));
   run_config expected{};
   expected.gpu.queue_mapping = gpu_queue_mapping::thread;
   expected.gpu.engine_blocks = 4;
   expected.gpu.engine_warps_per_block = 8;
   expected.gpu.engine_handover = false;
   expected.gpu.engine_placement = gpu_engine_placement::first_sms;
+  expected.gpu.queue_access = gpu_queue_access::shared;
   EXPECT_EQ(parse_config(printed), expected);
   // The defaults: warp mapping, an automatically sized engine that hands queues over, placed by
-  // the block scheduler.
+  // the block scheduler, and a thread alone on its queue pair as its only user.
   r = run_tool(bench, {"--print-config"}, dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["gpu"], (json{{"queue_mapping", "warp"},
                                              {"engine_blocks", 0},
                                              {"engine_warps_per_block", 0},
                                              {"engine_handover", true},
-                                             {"engine_placement", "scheduler"}}));
+                                             {"engine_placement", "scheduler"},
+                                             {"queue_access", "auto"}}));
 }
 
 /// bamkit.ceilings of a real run: the keys every report carries (schema version 2), from `args`.

@@ -410,6 +410,91 @@ TEST(NbbGpu, EmulatedFaultsExitThreeCountedByStatus) {
   EXPECT_EQ(rec["abort_failures"], 0u);
 }
 
+// Threads alone on their queue pairs (thread mapping, no more threads than queues) hold them
+// as their only user (gpu.queue_access auto, bam::queue_hold): every read verifies in both
+// protocols, one SQ doorbell per command, and the report says which access ran; `shared` runs
+// the same through BaM's protocol. Commands dropped by the drive time out, the watchdog's Aborts
+// bring their late completions, which the shared protocol passes (the exclusive path's fallback),
+// and nothing fails.
+TEST(NbbGpu, ThreadsAloneOnTheirQueuesSubmitAsTheirOnlyUser) {
+  temp_dir dir;
+  for (const std::string access : {"auto", "shared"}) {
+    SCOPED_TRACE(access);
+    const json doc = run_report({"--backend",
+                                 "emulated",
+                                 "--ssds",
+                                 "2",
+                                 "--pairs",
+                                 "64",
+                                 "--threads",
+                                 "128",
+                                 "--outstanding",
+                                 "1",
+                                 "--ios",
+                                 "20000",
+                                 "--op",
+                                 "mixed",
+                                 "--io-size",
+                                 "512",
+                                 "--set",
+                                 "storage.media.size_bytes=16777216",
+                                 "--set",
+                                 "gpu.queue_mapping=thread",
+                                 "--set",
+                                 "gpu.queue_access=" + access,
+                                 "--verify",
+                                 "--sweep",
+                                 "storage.protocol=hardware,emulator"},
+                                dir);
+    if (doc.is_null()) GTEST_SKIP() << "no GPU";
+    ASSERT_EQ(doc["jobs"].size(), 2u);
+    for (const json& job : doc["jobs"]) {
+      expect_job_adds_up(job, job["bamkit"], 20000, 2);
+      const json& st = job["bamkit"]["stats"];
+      EXPECT_EQ(job["bamkit"]["config"]["gpu"]["queue_access"], access);
+      EXPECT_EQ(st["queue_access"].get<std::string>().rfind(
+                    access == "auto" ? "exclusive:" : "shared:", 0),
+                0u)
+          << st["queue_access"];
+      EXPECT_EQ(st["sq_doorbell_writes"], 20000u);
+      // Shared: one CQ head doorbell a command (each alone on its queue); held: one per half
+      // ring of a queue (depth 256) and one at the release, 156 or 157 commands a thread.
+      EXPECT_EQ(st["cq_doorbell_writes"], access == "auto" ? 128u * 2 : 20000u);
+      EXPECT_EQ(st["timeouts"], 0u);
+    }
+  }
+  // One more thread than queues: a queue pair holds two threads, so all go through the shared
+  // protocol; so do a warp's lanes, which share one queue.
+  for (const auto& [threads, mapping] :
+       {std::pair<std::string, std::string>{"129", "thread"}, {"2", "warp"}}) {
+    const json doc =
+        run_report({"--backend", "emulated", "--ssds", "2", "--pairs", "64", "--threads", threads,
+                    "--outstanding", "1", "--ios", "4000", "--set",
+                    "storage.media.size_bytes=16777216", "--set", "gpu.queue_mapping=" + mapping},
+                   dir);
+    expect_job_adds_up(doc["jobs"][0], doc["bamkit"], 4000, 2);
+    EXPECT_EQ(doc["bamkit"]["stats"]["queue_access"].get<std::string>().rfind("shared:", 0), 0u)
+        << threads << " threads, " << mapping;
+  }
+  // Dropped commands on queues of one thread each.
+  const json drops = run_report(
+      {"--backend", "emulated", "--pairs", "8", "--threads", "8", "--outstanding", "1", "--ios",
+       "4000", "--set", "storage.media.size_bytes=16777216", "--set", "gpu.queue_mapping=thread",
+       "--set", "storage.faults.drop_fraction=0.01", "--set", "queues.timeout_ms=200"},
+      dir, 3);
+  const json& d = drops["bamkit"]["io_errors"];
+  const json& ssd = drops["bamkit"]["stats"]["ssds"][0];
+  EXPECT_EQ(drops["bamkit"]["stats"]["queue_access"].get<std::string>().rfind("exclusive:", 0), 0u);
+  EXPECT_GT(ssd["dropped"].get<std::uint64_t>(), 0u);
+  EXPECT_EQ(d["timeouts"], ssd["dropped"]);
+  EXPECT_EQ(d["errors"], d["timeouts"]);
+  EXPECT_EQ(ssd["aborted"], ssd["dropped"]);
+  EXPECT_EQ(d["recovery"]["recoveries"], 0u);
+  EXPECT_EQ(drops["jobs"][0]["read"]["total_ios"].get<std::uint64_t>() +
+                d["timeouts"].get<std::uint64_t>(),
+            4000u);
+}
+
 /// Per-SSD I/Os of a random run of 300 threads x 10 I/Os over 3 SSDs with `mapping`.
 json mapped_run(const std::string& mapping, temp_dir& dir) {
   return run_report({"--backend",     "emulated",

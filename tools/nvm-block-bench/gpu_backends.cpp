@@ -32,6 +32,24 @@ const char* mapping_doc(gpu_queue_mapping m) {
                "share one queue), sequential: the SSD of the I/O";
 }
 
+/// Whether every GPU thread of the run is its queue pair's only user: one command at a time, and
+/// no other thread mapped to its queue pair (gpu_io_runner::run_emulated's mapping: a warp's
+/// lanes share one queue; a sequential I/O goes to the SSD of its offset on the thread's queue
+/// index, which the threads of one SSD stride share).
+bool alone_on_queues(const run_config& c) {
+  const std::uint64_t threads = c.workload.threads, ssds = c.storage.ssd_count;
+  const std::uint64_t pairs = c.queues.pairs_per_ssd;
+  if (c.workload.outstanding != 1) return false;
+  if (threads <= 1) return true;
+  if (c.gpu.queue_mapping == gpu_queue_mapping::warp) return false;
+  if (c.workload.pattern == io_pattern::sequential) return ssds == 1 && threads <= pairs;
+  return threads <= ssds * pairs;
+}
+
+bool exclusive_queues(const run_config& c) {
+  return c.gpu.queue_access == gpu_queue_access::automatic && alone_on_queues(c);
+}
+
 }  // namespace
 
 void gpu_backend_base::check_common(const run_config& c, const char* name) {
@@ -113,6 +131,7 @@ gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& 
   p.verify = hooks.verify;
   p.timeout_ns = command_timeout_ns(c);
   p.mapping = c.gpu.queue_mapping;
+  p.exclusive = exclusive_queues(c);
   return p;
 }
 
@@ -288,6 +307,13 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   out.tool_stats["doorbell_writes_per_command"] =
       commands != 0 ? double(sq + cq) / double(commands) : 0.0;
   out.tool_stats["thread_mapping"] = mapping_doc(c.gpu.queue_mapping);
+  out.tool_stats["queue_access"] =
+      exclusive_queues(c)
+          ? "exclusive: each GPU thread is its queue pair's only user, holds it and submits "
+            "without the shared protocol's ticket, locks and batches, ringing the CQ head "
+            "doorbell every half ring (bam::queue_hold; gpu.queue_access auto)"
+          : "shared: BaM's queue protocol, for any number of threads per queue pair "
+            "(queue_pair_ref::submit_and_wait)";
   out.tool_stats.update(emu::gpu::engine_report(drives));
   out.tool_stats["gpu_timer_rate"] = drives.timer_rate();
   return out;

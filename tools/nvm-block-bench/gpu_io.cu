@@ -178,12 +178,15 @@ __device__ nvme::prp_pair slot_prps(const kernel_args& a, std::uint64_t slot) {
 /// threads), so completions are taken in every order.
 /// After a timeout: waits up to `timeout_ns` for the queue to let go of the command ID (its late
 /// completion claimed, or the queue reset); false when it still holds it.
-template <class Queue>
+/// `Use` exclusive: the thread is alone on its queue, which passes the late completion only while
+/// someone waits on it, so it moves the head itself (poll). The shared kernel keeps its code (its
+/// PTX measured as is): a thread alone on its queue there (gpu.queue_access shared) stops.
+template <queue_use Use, class Queue>
 __device__ bool released(const Queue& q, std::uint16_t cid, std::uint64_t timeout_ns) {
   const std::uint64_t deadline = now_ns() + timeout_ns;
   while (q.abandoned(cid)) {
     if (now_ns() >= deadline) return false;
-    __nanosleep(1000);
+    if (Use == queue_use::shared || !q.poll()) __nanosleep(1000);
   }
   return true;
 }
@@ -228,7 +231,8 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
         dev_ref<std::uint64_t>(a.counters[c_status + (st.code() % status_codes)])
             .fetch_add(1, relaxed);
         constexpr nvme::status timed_out = nvme::sc::host_timeout;
-        if (st == timed_out && !released(v.queue(ssds[j], queue), c.cid, a.timeout_ns))
+        if (st == timed_out &&
+            !released<queue_use::shared>(v.queue(ssds[j], queue), c.cid, a.timeout_ns))
           stop = true;  // the controller may still write into that buffer: this thread stops
         continue;
       }
@@ -261,7 +265,21 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
 // (queue_pair_ref's holders) ptxas, left to choose, held the kernel to 128 registers and spilled
 // about 700 bytes, which ran 4-19 % slower than one block per SM at about 200 registers, no spills
 // (H200, docs/gpu-engine.md, "Holders in registers").
-template <class QueueSet>
+/// What a thread of the shared kernel holds: nothing.
+struct no_hold {};
+/// The hold of a thread alone on queue `queue` of SSD `ssd` (Use exclusive), else nothing.
+template <queue_use Use, class QueueSet>
+__device__ auto hold_of(const QueueSet& v, std::uint32_t ssd, std::uint32_t queue) {
+  if constexpr (Use == queue_use::exclusive)
+    return queue_hold(v.queue(ssd, queue));
+  else
+    return no_hold{};
+}
+
+/// `Use`: exclusive where every thread is its queue pair's only user (gpu_io_params::exclusive:
+/// it holds its queue, queue_hold), a kernel of its own so that the shared protocol's kernel
+/// keeps its code.
+template <class QueueSet, queue_use Use>
 __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, kernel_args a) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
   block_state& s = *reinterpret_cast<block_state*>(raw);
@@ -294,13 +312,19 @@ __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, 
       deep_io(v, a, s, stream, t, my, start, unit, queue, reads, writes, errors, verified, bad);
       my = 0;  // done: skip the one-at-a-time loop
     }
+    // Exclusive: the thread's one queue (sequential I/O only with one SSD: the host's choice).
+    [[maybe_unused]] auto hold = hold_of<Use>(v, unit % v.ssds(), queue);
     for (std::uint64_t i = 0; i < my && time_left(a, start); ++i) {
       const io_request r = stream.next(i);
       const std::uint32_t ssd = a.w.sequential ? r.ssd : unit % v.ssds();
       const std::uint64_t lba = r.offset >> v.lba_shift();
       if (!r.read && a.verify) fill_pattern(buf, lba_size, pattern_seed, ssd, lba, nlb);
       const std::uint64_t t0 = now_ns();
-      const nvme::completion c = block_io(v, ssd, queue, !r.read, lba, nlb, prp, a.timeout_ns);
+      nvme::completion c{};
+      if constexpr (Use == queue_use::exclusive)
+        c = block_io(v, ssd, hold, !r.read, lba, nlb, prp, a.timeout_ns);
+      else
+        c = block_io(v, ssd, queue, !r.read, lba, nlb, prp, a.timeout_ns);
       const std::uint64_t t1 = now_ns();
       const nvme::status st = c.status();
       if (!st.ok()) {
@@ -308,7 +332,7 @@ __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, 
         dev_ref<std::uint64_t>(a.counters[c_status + (st.code() % status_codes)])
             .fetch_add(1, relaxed);
         constexpr nvme::status timed_out = nvme::sc::host_timeout;
-        if (st == timed_out && !released(v.queue(ssd, queue), c.cid, a.timeout_ns))
+        if (st == timed_out && !released<Use>(v.queue(ssd, queue), c.cid, a.timeout_ns))
           break;  // the controller may still write into the buffer: this thread stops
         continue;
       }
@@ -521,7 +545,11 @@ struct gpu_io_runner::impl {
     const kernel_args a = args(p, drives.lba_shift());
     const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
     cuda_check(cudaEventRecord(begin, stream), "record");
-    emulated_kernel<<<grid, block_threads, 0, stream>>>(drives, a);
+    if (p.exclusive && p.outstanding == 1)
+      emulated_kernel<QueueSet, queue_use::exclusive>
+          <<<grid, block_threads, 0, stream>>>(drives, a);
+    else
+      emulated_kernel<QueueSet, queue_use::shared><<<grid, block_threads, 0, stream>>>(drives, a);
     return finish(p);
   }
 
@@ -610,9 +638,15 @@ std::uint64_t gpu_io_runner::io_size() const {
 }
 
 void gpu_io_runner::preload() {
-  cuda_check(preload_kernel(emulated_kernel<emu::gpu::hardware_drives_ref>),
+  using emu::gpu::drives_ref, emu::gpu::hardware_drives_ref;
+  cuda_check(preload_kernel(emulated_kernel<hardware_drives_ref, queue_use::shared>),
              "preload emulated_kernel");
-  cuda_check(preload_kernel(emulated_kernel<emu::gpu::drives_ref>), "preload emulated_kernel");
+  cuda_check(preload_kernel(emulated_kernel<drives_ref, queue_use::shared>),
+             "preload emulated_kernel");
+  cuda_check(preload_kernel(emulated_kernel<hardware_drives_ref, queue_use::exclusive>),
+             "preload emulated_kernel");
+  cuda_check(preload_kernel(emulated_kernel<drives_ref, queue_use::exclusive>),
+             "preload emulated_kernel");
   cuda_check(preload_kernel(zerocopy_kernel), "preload zerocopy_kernel");
 }
 

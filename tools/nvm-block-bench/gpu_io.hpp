@@ -36,6 +36,10 @@ struct gpu_io_params {
   /// emulated: commands each thread keeps in flight (1 .. max_gpu_outstanding): it submits that
   /// many, then waits for them in an order of its own (newest first, or from a rotating start)
   std::uint32_t outstanding = 1;
+  /// emulated: every thread is its queue pair's only user (outstanding 1, no other thread
+  /// mapped to it): it holds its queue pair (bam::queue_hold) and submits without the shared
+  /// protocol (gpu.queue_access auto; gpu_backend_base::params_of decides).
+  bool exclusive = false;
 };
 
 /// The most commands one GPU thread of the emulated backend keeps in flight.

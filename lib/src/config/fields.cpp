@@ -29,6 +29,7 @@ constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
 constexpr std::array<const char*, 2> engine_placement_names = {"scheduler", "first-sms"};
+constexpr std::array<const char*, 2> queue_access_names = {"auto", "shared"};
 constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
 constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};        // cache errors
 constexpr std::array<const char*, 3> taxi_impl_names = {"bam", "tiled", "both"};  // taxi
@@ -63,6 +64,9 @@ const char* to_string(gpu_queue_mapping m) {
 }
 const char* to_string(gpu_engine_placement p) {
   return engine_placement_names[static_cast<std::size_t>(p)];
+}
+const char* to_string(gpu_queue_access a) {
+  return queue_access_names[static_cast<std::size_t>(a)];
 }
 const char* to_string(storage_protocol p) {
   return protocol_names[static_cast<std::size_t>(p)];
@@ -710,6 +714,13 @@ std::vector<field> fields_of(run_config& c) {
                          "free at start; with pinned media past the GPU's translation reach it "
                          "trades rate for an even latency tail: docs/gpu-engine.md, \"Where the "
                          "engine's blocks land\")"));
+  f.push_back(enum_field("gpu.queue_access", g.queue_access, queue_access_names,
+                         "emulated backend: how GPU threads use their queue pairs: auto (a thread "
+                         "alone on its queue pair, one command at a time with no other thread "
+                         "mapped to it, submits as its only user, without the shared protocol's "
+                         "ticket, locks and batches: docs/gpu-engine.md, \"A queue pair to "
+                         "itself\"; every other one as shared) or shared (BaM's protocol for "
+                         "every thread)"));
   add_taxi_fields(f, c.taxi);  // taxi (issue 16)
   // graph: the graph applications bfs and cc (issue 15).
   graph_config& gr = c.graph;

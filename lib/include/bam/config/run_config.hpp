@@ -159,6 +159,14 @@ enum class gpu_queue_mapping {
            ///< paper's benchmark)
 };
 
+/// How nvm-block-bench's `emulated` GPU threads use their queue pairs.
+enum class gpu_queue_access {
+  automatic,  ///< a thread alone on its queue pair (one command at a time, no other thread
+              ///< mapped to it) submits as its only user (queue_pair_ref::
+              ///< submit_and_wait_exclusive); every other one through BaM's shared protocol
+  shared,     ///< every thread through BaM's shared protocol (queue_pair_ref::submit_and_wait)
+};
+
 /// Where the `emulated` backends' engine blocks run (emu::gpu::drives_config::
 /// engine_on_first_sms).
 enum class gpu_engine_placement {
@@ -175,6 +183,7 @@ struct gpu_config {
   /// Busy engine warps hand queues over to idle ones (emu::gpu::drives_config::engine_handover)
   bool engine_handover = true;
   gpu_engine_placement engine_placement = gpu_engine_placement::scheduler;
+  gpu_queue_access queue_access = gpu_queue_access::automatic;
   bool operator==(const gpu_config&) const = default;
 };
 
@@ -253,6 +262,7 @@ const char* to_string(cache_temperature t);
 const char* to_string(cache_bench_layout l);
 const char* to_string(gpu_queue_mapping m);
 const char* to_string(gpu_engine_placement p);
+const char* to_string(gpu_queue_access a);
 const char* to_string(storage_protocol p);
 const char* to_string(cache_error_mode m);
 const char* to_string(taxi_impl i);          // taxi (issue 16)
