@@ -426,6 +426,8 @@ TEST(NbbGpu, ThreadsAloneOnTheirQueuesSubmitAsTheirOnlyUser) {
                                  "2",
                                  "--pairs",
                                  "64",
+                                 "--depth",
+                                 "256",
                                  "--threads",
                                  "128",
                                  "--outstanding",
@@ -462,6 +464,18 @@ TEST(NbbGpu, ThreadsAloneOnTheirQueuesSubmitAsTheirOnlyUser) {
       EXPECT_EQ(st["cq_doorbell_writes"], access == "auto" ? 128u * 2 : 20000u);
       EXPECT_EQ(st["timeouts"], 0u);
     }
+  }
+  // One thread of sequential I/O over two SSDs uses a queue of each (the SSD of each I/O's
+  // offset), so it holds neither: every read checks, and each SSD got half.
+  {
+    const json seq =
+        run_report({"--backend", "emulated", "--ssds", "2", "--pairs", "1", "--threads", "1",
+                    "--outstanding", "1", "--ios", "2000", "--pattern", "sequential", "--op",
+                    "mixed", "--set", "storage.media.size_bytes=16777216", "--verify"},
+                   dir);
+    expect_job_adds_up(seq["jobs"][0], seq["bamkit"], 2000, 2);
+    EXPECT_EQ(seq["bamkit"]["stats"]["per_ssd_ios"], (json{1000, 1000}));
+    EXPECT_EQ(seq["bamkit"]["stats"]["queue_access"].get<std::string>().rfind("shared:", 0), 0u);
   }
   // One more thread than queues: a queue pair holds two threads, so all go through the shared
   // protocol; so do a warp's lanes, which share one queue.

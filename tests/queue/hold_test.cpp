@@ -120,13 +120,24 @@ TEST(QueueHold, NotTakenOnABusyQueue) {
   manual_controller ctrl(8);
   bam::queue_pair qp(ctrl.desc());
   const auto q = qp.ref();
+  {
+    // A first command (ticket 0, ID 0) completed: the one in flight below has ID 1, so only the
+    // positions can refuse the hold.
+    nvme::command z = tagged(0);
+    const std::uint16_t cz = q.submit(z);
+    ASSERT_EQ(ctrl.fetch().size(), 1u);
+    ctrl.post(cz, 0);
+    within(2000ms, [&] { (void)q.wait_for(cz, 100'000'000); });
+  }
   nvme::command a = tagged(1);
   const std::uint16_t ca = q.submit(a);
+  ASSERT_NE(ca, 0u);
   {
     hold h(q);
     EXPECT_FALSE(h.held());
   }
-  EXPECT_EQ(qp.stats().cq_head, 0u);
+  EXPECT_EQ(qp.pointers().counters->users, 1u);  // the shared command's, until its wait
+  EXPECT_EQ(qp.stats().cq_head, 1u);
   EXPECT_FALSE(bam::position_locked(qp.pointers().counters->sq_tail) ||
                bam::position_locked(qp.pointers().counters->cq_head));
   ASSERT_EQ(ctrl.fetch().size(), 1u);
@@ -140,9 +151,74 @@ TEST(QueueHold, NotTakenOnABusyQueue) {
     hold second(q);  // the locks are the first's
     EXPECT_FALSE(second.held());
   }
+  {
+    hold h(q);
+    EXPECT_TRUE(h.held());                         // idle again, nobody holding
+    EXPECT_EQ(cids_in_use(qp.pointers()), 1u);     // ID 0, the hold's
+    EXPECT_EQ(qp.pointers().counters->users, 1u);  // the holder
+  }
+  EXPECT_EQ(qp.pointers().counters->users, 0u);
+  EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+}
+
+// A queue failed while held (the owner's quiesce, another thread's fail()): the next submission
+// takes nothing more, as the shared protocol's: Host Queue Failed without an ID, nothing rung,
+// the hold ended and the holder counted out.
+TEST(QueueHold, AFailedQueueTakesNothingMore) {
+  manual_controller ctrl(8);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
   hold h(q);
-  EXPECT_TRUE(h.held());                      // idle again, nobody holding
-  EXPECT_EQ(cids_in_use(qp.pointers()), 1u);  // ID 0, the hold's
+  ASSERT_TRUE(h.held());
+  q.fail();
+  const nvme::completion e = h.submit_and_wait(tagged(1), 100'000'000);
+  EXPECT_EQ(e.status(), nvme::sc::host_queue_failed);
+  EXPECT_EQ(e.cid, q.no_cid);
+  EXPECT_TRUE(ctrl.fetch().empty());
+  EXPECT_FALSE(h.held());
+  EXPECT_EQ(qp.stats().sq_tail, 0u);
+  EXPECT_EQ(qp.stats().submitted, 0u);
+  EXPECT_EQ(qp.pointers().counters->users, 0u);
+  EXPECT_EQ(cids_in_use(qp.pointers()), 0u);
+}
+
+// An SQHD past the tail (the controller cannot have fetched what was not submitted): the holder
+// gets its completion, the queue fails, the hold ends, as the shared protocol's holder does.
+TEST(QueueHold, AnSqHeadPastTheTailFailsTheQueue) {
+  manual_controller ctrl(8);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  hold h(q);
+  const round_trip r = through(ctrl, h, 4, 2'000'000'000, [&](const auto& f) {
+    ctrl.post_with_sqhd(f[0].cid, 4, 5);  // one entry submitted, SQ head 5 reported
+  });
+  EXPECT_EQ(r.e.dw0, 4u);
+  EXPECT_TRUE(q.failed());
+  EXPECT_FALSE(h.held());
+  EXPECT_EQ(qp.pointers().counters->invalid_completions, 1u);
+  EXPECT_EQ(qp.stats().sq_head, 0u);  // not moved to an impossible position
+  EXPECT_EQ(qp.pointers().counters->users, 0u);
+}
+
+// A CQ half the SQ's size: the CQ head doorbell every 2 entries keeps the controller, which
+// refuses to post into a full CQ, going (a doorbell left unrung would hang it).
+TEST(QueueHold, ACompletionQueueSmallerThanTheSubmissionQueue) {
+  constexpr std::uint32_t commands = 40;
+  bam::test::loopback_controller ctrl(8, 4, 4, 5);
+  bam::queue_pair qp(ctrl.desc());
+  const auto q = qp.ref();
+  within(20'000ms, [&] {
+    hold h(q);
+    ASSERT_TRUE(h.held());
+    for (std::uint32_t i = 0; i < commands; ++i) {
+      const nvme::command c = tagged(i);
+      const nvme::completion e = h.submit_and_wait(c, 1'000'000'000);
+      ASSERT_EQ(e.dw0, bam::test::loopback_result(c)) << "command " << i;
+    }
+  });
+  EXPECT_EQ(qp.stats().cq_doorbell_writes, commands / 2);
+  EXPECT_EQ(qp.stats().cq_head, commands);
+  EXPECT_FALSE(q.failed());
 }
 
 // A command that gets no completion in time: Host Timeout with ID 0 abandoned, as a shared
@@ -194,6 +270,7 @@ TEST(QueueHold, ATimedOutCommandIsLeftToTheSharedProtocol) {
   EXPECT_EQ(qp.stats().cq_head, 3u);
   EXPECT_EQ(qp.stats().sq_head, 3u);
   EXPECT_EQ(ctrl.cq_doorbell(), 3u);
+  EXPECT_EQ(qp.pointers().counters->users, 0u);
 }
 
 // The entry at the head names an ID that is not in flight (a held queue holds only the holder's
@@ -204,7 +281,7 @@ TEST(QueueHold, AnotherCommandsEntryAtTheHeadFailsTheQueue) {
   bam::queue_pair qp(ctrl.desc());
   const auto q = qp.ref();
   hold h(q);
-  const round_trip r = through(ctrl, h, 1, 500'000'000, [&](const auto& f) {
+  const round_trip r = through(ctrl, h, 1, 2'000'000'000, [&](const auto& f) {
     EXPECT_EQ(f.size(), 1u);
     ctrl.post(5, 9);  // ID 5: never submitted
   });

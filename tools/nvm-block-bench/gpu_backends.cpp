@@ -40,9 +40,10 @@ bool alone_on_queues(const run_config& c) {
   const std::uint64_t threads = c.workload.threads, ssds = c.storage.ssd_count;
   const std::uint64_t pairs = c.queues.pairs_per_ssd;
   if (c.workload.outstanding != 1) return false;
+  // Sequential I/O goes to the SSD of its offset: a thread uses one queue only with one SSD.
+  if (c.workload.pattern == io_pattern::sequential && ssds != 1) return false;
   if (threads <= 1) return true;
   if (c.gpu.queue_mapping == gpu_queue_mapping::warp) return false;
-  if (c.workload.pattern == io_pattern::sequential) return ssds == 1 && threads <= pairs;
   return threads <= ssds * pairs;
 }
 

@@ -261,10 +261,6 @@ __device__ void deep_io(const QueueSet& v, const kernel_args& a, block_state& s,
   }
 }
 
-// At least one block per SM, said explicitly: with the queue protocol's batches in registers
-// (queue_pair_ref's holders) ptxas, left to choose, held the kernel to 128 registers and spilled
-// about 700 bytes, which ran 4-19 % slower than one block per SM at about 200 registers, no spills
-// (H200, docs/gpu-engine.md, "Holders in registers").
 /// What a thread of the shared kernel holds: nothing.
 struct no_hold {};
 /// The hold of a thread alone on queue `queue` of SSD `ssd` (Use exclusive), else nothing.
@@ -276,6 +272,10 @@ __device__ auto hold_of(const QueueSet& v, std::uint32_t ssd, std::uint32_t queu
     return no_hold{};
 }
 
+// At least one block per SM, said explicitly: with the queue protocol's batches in registers
+// (queue_pair_ref's holders) ptxas, left to choose, held the kernel to 128 registers and spilled
+// about 700 bytes, which ran 4-19 % slower than one block per SM at about 200 registers, no spills
+// (H200, docs/gpu-engine.md, "Holders in registers").
 /// `Use`: exclusive where every thread is its queue pair's only user (gpu_io_params::exclusive:
 /// it holds its queue, queue_hold), a kernel of its own so that the shared protocol's kernel
 /// keeps its code.
@@ -545,7 +545,9 @@ struct gpu_io_runner::impl {
     const kernel_args a = args(p, drives.lba_shift());
     const std::uint32_t grid = (p.w.threads + block_threads - 1) / block_threads;
     cuda_check(cudaEventRecord(begin, stream), "record");
-    if (p.exclusive && p.outstanding == 1)
+    if (p.exclusive && p.outstanding != 1)
+      throw std::logic_error("gpu_io_runner: a held queue carries one command at a time");
+    if (p.exclusive)
       emulated_kernel<QueueSet, queue_use::exclusive>
           <<<grid, block_threads, 0, stream>>>(drives, a);
     else

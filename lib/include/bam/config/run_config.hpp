@@ -162,8 +162,8 @@ enum class gpu_queue_mapping {
 /// How nvm-block-bench's `emulated` GPU threads use their queue pairs.
 enum class gpu_queue_access {
   automatic,  ///< a thread alone on its queue pair (one command at a time, no other thread
-              ///< mapped to it) submits as its only user (queue_pair_ref::
-              ///< submit_and_wait_exclusive); every other one through BaM's shared protocol
+              ///< mapped to it) holds it as its only user (bam::queue_hold); every other one
+              ///< through BaM's shared protocol
   shared,     ///< every thread through BaM's shared protocol (queue_pair_ref::submit_and_wait)
 };
 

@@ -46,7 +46,9 @@ BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd, std::ui
 }
 
 /// block_io through a queue pair of SSD `ssd` that the calling thread holds (queue_hold: it is
-/// that queue's only user); the set's ordering read as above.
+/// that queue's only user); the set's ordering read as above, which must go to a queue pair of
+/// its own (the emulated drives'; kmod_gpu_queues' when the controller granted one more pair):
+/// on the held queue it would wait behind the hold's locks until its timeout.
 template <class QueueSet, class Doorbell, cuda::thread_scope Scope>
 BAM_HD nvme::completion block_io(const QueueSet& set, std::uint32_t ssd,
                                  queue_hold<Doorbell, Scope>& hold, bool write, std::uint64_t lba,

@@ -54,84 +54,34 @@ class queue_hold {
   BAM_HD const queue_type& queue() const { return q_; }
 
   /// queue_pair_ref::submit_and_wait for the holder: the command ID is 0 while held (the
-  /// shared protocol's otherwise); `timeout_ns` as there (0: wait for ever).
+  /// shared protocol's otherwise); `timeout_ns` as there (0: wait for ever). A queue failed
+  /// meanwhile takes nothing more (Host Queue Failed, no command ID), as the shared protocol.
   BAM_HD nvme::completion submit_and_wait(nvme::command cmd, std::uint64_t timeout_ns) {
     if (!held_ && !take()) return shared(cmd, timeout_ns);
-    const queue_pointers& p = q_.p_;
-    queue_counters& c = *p.counters;
-    if (pos_ - sq_head_ >= p.sq_entries - 1) {  // a full SQ holds N-1 entries: wait as anyone
+    if (pos_ - sq_head_ >= q_.p_.sq_entries - 1) {  // a full SQ holds N-1 entries: wait as anyone
       release();
       return shared(cmd, timeout_ns);
     }
-    // Submission: the entry, the ticket, the slot's first turn increment and the tail (still
-    // locked); one fence, the doorbell.
-    const auto slot = static_cast<std::uint32_t>(pos_ % p.sq_entries);
-    cmd.cid = cid;
-    p.sq[slot] = cmd;
-    ref_t<std::uint64_t>(c.sq_ticket).fetch_add(1, relaxed);
-    ref_t<std::uint32_t>(p.turn_counters[slot]).fetch_add(1, device_relaxed(bam::release));
-    ref_t<std::uint64_t>(c.sq_tail).store(position_word(pos_ + 1, true), relaxed);
-#if BAM_DEVICE_CODE
-    cuda::atomic_thread_fence(acq_rel, Scope);
-#endif
-    Doorbell::template ring_after_fence<Scope>(p.sq_doorbell,
-                                               slot + 1 == p.sq_entries ? 0 : slot + 1);
-    ref_t<std::uint64_t>(c.sq_doorbell_writes).fetch_add(1, relaxed);
-
-    // Completion: the entry at the head, polled with the failed mark (one round trip), at most
-    // about one command's time asleep between polls.
-    const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
-    const auto cq_slot = static_cast<std::uint32_t>(pos_ % p.cq_entries);
-    const bool phase = q_.phase_at(pos_);
-#if BAM_DEVICE_CODE
-    backoff bo(queue_type::sleep_cap(1));
-#else
-    backoff bo;
-#endif
-    std::uint32_t dw3 = 0;
-    for (;;) {
-      dw3 = cq_ref(q_.cqe_dw3(cq_slot)).load(device_relaxed(acquire));
-      const bool failed = ref_t<std::uint32_t>(c.failed).load(device_relaxed(acquire)) != 0;
-      if (nvme::completion::dw3_phase(dw3) == phase) break;
-      if (failed || (deadline != ~std::uint64_t{0} && now_ns() >= deadline)) {
-        // The command stays in flight as the shared protocol's, ID 0 abandoned.
-        end(pos_ + 1, pos_);
-        // Copies: device code cannot bind references to the namespace-scope statuses.
-        constexpr nvme::status queue_failed = nvme::sc::host_queue_failed;
-        constexpr nvme::status timed_out = nvme::sc::host_timeout;
-        const nvme::completion e = q_.give_up(cid, failed ? queue_failed : timed_out);
-        q_.leave();
-        return e;
-      }
-      bo.pause();
+    if (!submit(cmd)) {
+      release();
+      constexpr nvme::status queue_failed = nvme::sc::host_queue_failed;  // a copy: device code
+      return queue_type::failed_entry(queue_type::no_cid, queue_failed);
     }
-#if BAM_DEVICE_CODE
-    cuda::atomic_thread_fence(acquire, Doorbell::scope);  // the entry after its DW3
-#endif
+    std::uint32_t dw3 = 0;
+    if (const nvme::status st = poll(timeout_ns, dw3); !st.ok()) {
+      // The command stays in flight as the shared protocol's, ID 0 abandoned.
+      end(pos_ + 1, pos_);
+      const nvme::completion e = q_.give_up(cid, st);
+      q_.leave();
+      return e;
+    }
     if (nvme::completion::dw3_cid(dw3) != cid) {
       // Another command's entry, which a held queue cannot hold: the shared protocol passes it
       // (and fails the queue) as it waits for this one.
       end(pos_ + 1, pos_);
       return shared_wait(cid, timeout_ns);
     }
-    const nvme::completion done = q_.entry_of(p.cq[cq_slot].dw0, p.cq[cq_slot].dw1, dw3);
-    const std::uint32_t sqhd = p.cq[cq_slot].sqhd;
-    // The SQ slots the controller fetched: their second turn increments and the SQ head
-    // (release_sq_slots, which refuses an SQHD that is not a slot or past the tail).
-    const auto old_slot = static_cast<std::uint32_t>(sq_head_ % p.sq_entries);
-    const std::uint32_t advance =
-        sqhd >= old_slot ? sqhd - old_slot : sqhd + p.sq_entries - old_slot;
-    const bool valid = q_.release_sq_slots(sqhd, sq_head_, pos_ + 1);
-    if (valid) sq_head_ += advance;
-    ++pos_;
-    ref_t<std::uint64_t>(c.cq_head).store(position_word(pos_, true), relaxed);
-    if (++unrung_ >= p.cq_entries / 2) ring_cq_head();
-    if (!valid) {
-      ref_t<std::uint64_t>(c.invalid_completions).fetch_add(1, relaxed);
-      q_.fail();
-      release();
-    }
-    return done;
+    return pass(dw3);
   }
 
   /// Ends the hold: the CQ head doorbell rung if entries were passed since, both locks left at
@@ -158,6 +108,93 @@ class queue_hold {
   BAM_HD BAM_NOINLINE nvme::completion shared_wait(std::uint16_t id,
                                                    std::uint64_t timeout_ns) const {
     return q_.template finish<queue_type::wide>(id, timeout_ns, /*alone=*/true);
+  }
+
+  /// The held command's submission: its entry, then (unless the queue failed: false, nothing
+  /// published) the ticket, the slot's first turn increment and the tail word (still locked),
+  /// one fence where the doorbell's scope is the device's (mmio_doorbell and memory_doorbell
+  /// fence at system scope themselves), the SQ doorbell. The failed mark is loaded with the
+  /// entry's stores, before the fence waits for them.
+  BAM_HD bool submit(nvme::command& cmd) {
+    const queue_pointers& p = q_.p_;
+    queue_counters& c = *p.counters;
+    const bool failed = ref_t<std::uint32_t>(c.failed).load(device_relaxed(acquire)) != 0;
+    const auto slot = static_cast<std::uint32_t>(pos_ % p.sq_entries);
+    cmd.cid = cid;
+    p.sq[slot] = cmd;
+    if (failed) return false;
+    ref_t<std::uint64_t>(c.sq_ticket).fetch_add(1, relaxed);
+    ref_t<std::uint32_t>(p.turn_counters[slot]).fetch_add(1, device_relaxed(bam::release));
+    ref_t<std::uint64_t>(c.sq_tail).store(position_word(pos_ + 1, true), relaxed);
+    fence_before_doorbell();
+    Doorbell::template ring_after_fence<Scope>(p.sq_doorbell,
+                                               slot + 1 == p.sq_entries ? 0 : slot + 1);
+    ref_t<std::uint64_t>(c.sq_doorbell_writes).fetch_add(1, relaxed);
+    return true;
+  }
+
+  /// The wait for the held command: the CQ entry at the head polled with the failed mark (one
+  /// round trip), at most about one command's time asleep between polls; its DW3 in `dw3`, then
+  /// one fence (acquire and release: the entry's words after its DW3, and the SQ slots' turn
+  /// increments that pass() makes relaxed after the controller's fetch, as move_head's fence
+  /// orders them). Not ok: Host Timeout after `timeout_ns` (0: never), Host Queue Failed.
+  BAM_HD nvme::status poll(std::uint64_t timeout_ns, std::uint32_t& dw3) const {
+    const queue_pointers& p = q_.p_;
+    const std::uint64_t deadline = timeout_ns == 0 ? ~std::uint64_t{0} : now_ns() + timeout_ns;
+    const auto cq_slot = static_cast<std::uint32_t>(pos_ % p.cq_entries);
+    const bool phase = q_.phase_at(pos_);
+#if BAM_DEVICE_CODE
+    backoff bo(queue_type::sleep_cap(1));
+#else
+    backoff bo;
+#endif
+    for (;;) {
+      dw3 = cq_ref(q_.cqe_dw3(cq_slot)).load(device_relaxed(acquire));
+      const bool failed =
+          ref_t<std::uint32_t>(p.counters->failed).load(device_relaxed(acquire)) != 0;
+      if (nvme::completion::dw3_phase(dw3) == phase) break;
+      // Copies: device code cannot bind references to the namespace-scope statuses.
+      constexpr nvme::status queue_failed = nvme::sc::host_queue_failed;
+      constexpr nvme::status timed_out = nvme::sc::host_timeout;
+      if (failed) return queue_failed;
+      if (deadline != ~std::uint64_t{0} && now_ns() >= deadline) return timed_out;
+      bo.pause();
+    }
+#if BAM_DEVICE_CODE
+    cuda::atomic_thread_fence(acq_rel, Doorbell::scope);
+#endif
+    return nvme::status{};
+  }
+
+  /// Passes the held command's completion (DW3 `dw3`, its own): the entry's words, the SQ slots
+  /// its SQHD says the controller fetched (their second turn increments and the SQ head:
+  /// release_sq_slots, which refuses an SQHD that is not a slot or past the tail: the queue
+  /// fails and the hold ends), the CQ head word, and every half ring the CQ head doorbell.
+  BAM_HD nvme::completion pass(std::uint32_t dw3) {
+    const queue_pointers& p = q_.p_;
+    const auto cq_slot = static_cast<std::uint32_t>(pos_ % p.cq_entries);
+    const nvme::completion done = q_.entry_of(p.cq[cq_slot].dw0, p.cq[cq_slot].dw1, dw3);
+    const std::uint32_t sqhd = p.cq[cq_slot].sqhd;
+    const bool valid = q_.release_sq_slots(sqhd, sq_head_, pos_ + 1);
+    if (valid) sq_head_ += q_.sq_advance(sqhd, sq_head_);
+    ++pos_;
+    ref_t<std::uint64_t>(p.counters->cq_head).store(position_word(pos_, true), relaxed);
+    if (++unrung_ >= p.cq_entries / 2) ring_cq_head();
+    if (!valid) {
+      ref_t<std::uint64_t>(p.counters->invalid_completions).fetch_add(1, relaxed);
+      q_.fail();
+      release();
+    }
+    return done;
+  }
+
+  /// The fence a doorbell at device scope needs after what it publishes; none for the
+  /// doorbells that fence at system scope themselves (ring_after_fence keeps their fence).
+  BAM_HD static void fence_before_doorbell() {
+#if BAM_DEVICE_CODE
+    if constexpr (Doorbell::scope != cuda::thread_scope_system)
+      cuda::atomic_thread_fence(acq_rel, Scope);
+#endif
   }
 
   /// Takes the hold if the queue is idle and no lock or ID 0 is held (see the class comment);
@@ -199,13 +236,11 @@ class queue_hold {
     return false;
   }
 
-  /// The CQ head doorbell at the head held: one fence (the entries passed were read), then the
-  /// doorbell.
+  /// The CQ head doorbell at the head held, after the entries passed were read
+  /// (fence_before_doorbell).
   BAM_HD void ring_cq_head() {
     const queue_pointers& p = q_.p_;
-#if BAM_DEVICE_CODE
-    cuda::atomic_thread_fence(bam::release, Scope);
-#endif
+    fence_before_doorbell();
     Doorbell::template ring_after_fence<Scope>(p.cq_doorbell,
                                                static_cast<std::uint32_t>(pos_ % p.cq_entries));
     ref_t<std::uint64_t>(p.counters->cq_doorbell_writes).fetch_add(1, relaxed);

@@ -669,6 +669,13 @@ class queue_pair_ref {
     return ((pos / p_.cq_entries) & 1) == 0;
   }
 
+  /// The slots an SQHD of `sqhd` moves the SQ head past from the virtual head `sq_head` (an
+  /// SQHD that is not a slot gives a count release_sq_slots refuses).
+  BAM_HD std::uint32_t sq_advance(std::uint32_t sqhd, std::uint64_t sq_head) const {
+    const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
+    return sqhd >= old_slot ? sqhd - old_slot : sqhd + p_.sq_entries - old_slot;
+  }
+
   /// CQ-lock holder, after passing entries up to one whose SQHD is `sqhd`: releases the SQ slots
   /// the controller fetched since `sq_head` (each slot's second turn-counter increment) and moves
   /// the SQ head there. False, releasing nothing, when the SQHD cannot be right: not a slot, or
@@ -678,8 +685,7 @@ class queue_pair_ref {
   BAM_HD bool release_sq_slots(std::uint32_t sqhd, std::uint64_t sq_head,
                                std::uint64_t sq_tail) const {
     const auto old_slot = static_cast<std::uint32_t>(sq_head % p_.sq_entries);
-    const std::uint32_t advance =
-        sqhd >= old_slot ? sqhd - old_slot : sqhd + p_.sq_entries - old_slot;
+    const std::uint32_t advance = sq_advance(sqhd, sq_head);
     if (sqhd >= p_.sq_entries || advance > sq_tail - sq_head) return false;
     if (advance == 0) return true;
     for (std::uint32_t i = 0, s = old_slot; i < advance; ++i) {
