@@ -64,8 +64,15 @@ __device__ void reduce_block(std::uint64_t b, std::uint64_t rows, double d, int 
   __syncthreads();
 }
 
+/// At least 3 blocks an SM (80 registers): the grid is far larger than what is resident, so the
+/// array kernel's rate follows the threads in flight, and ptxas left alone gives it 128
+/// registers (2 blocks) once the hardware protocol's ordering read holds its queue
+/// (submit_and_wait_held): 27-30 % slower (H200, docs/gpu-engine.md, "The ordering read through a
+/// hold").
+inline constexpr int query_min_blocks = 3;
+
 template <class Cols>
-__global__ void __launch_bounds__(taxi::lanes)
+__global__ void __launch_bounds__(taxi::lanes, query_min_blocks)
     query_kernel(Cols c, std::uint64_t rows, std::uint64_t first_block, std::uint64_t last_block,
                  double d, int deepest, block_sums* out) {
   __shared__ alignas(16) unsigned char raw[sizeof(block_sums) * taxi::lanes];
