@@ -6,10 +6,12 @@
 // (memcheck, racecheck, synccheck), which serialises kernels and so cannot run the GPU engine
 // beside an application kernel: scripts/gpu/sanitize.sh runs it that way on the device. The
 // ordered cases put the §4.4 ordering read after every read (ordering_read_ref, on a queue pair of
-// its own), each read covering the ordering of those completed before it was submitted.
+// its own), each read covering the ordering of those completed before it was submitted; the
+// ordering queue's protocol is BaM's shared one or a hold for each read (queue_use::exclusive).
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -26,7 +28,8 @@ namespace {
 
 namespace nvme = bam::nvme;
 using gpu_queue = bam::queue_pair_ref<bam::memory_doorbell, cuda::thread_scope_device>;
-using gpu_ordering = bam::ordering_read_ref<bam::memory_doorbell, cuda::thread_scope_device>;
+template <bam::queue_use Use>
+using gpu_ordering = bam::ordering_read_ref<bam::memory_doorbell, cuda::thread_scope_device, Use>;
 
 constexpr std::uint32_t lba_size = 512;
 constexpr std::uint32_t words = lba_size / 4;
@@ -39,9 +42,10 @@ __host__ __device__ std::uint32_t stamp(std::uint64_t lba, std::uint32_t gen, st
 /// it again (generation 2) and reads again; every read must equal the last write. With `ord`
 /// enabled, each read takes the ordering mark before it is submitted and waits for the ordering
 /// read after it completed, as block_io does (a failed ordering counts as an error).
+template <class Ordering>
 __global__ void write_read_kernel(const bam::queue_pointers* queues, std::uint32_t n_queues,
                                   std::uint32_t* buffers, std::uint32_t threads,
-                                  std::uint32_t lbas_per_thread, gpu_ordering ord,
+                                  std::uint32_t lbas_per_thread, Ordering ord,
                                   unsigned long long* errors, unsigned long long* mismatches) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
@@ -86,6 +90,7 @@ struct pinned {
 struct case_params {
   std::uint32_t queues, entries, threads, lbas_per_thread;
   bool ordered = false;  ///< the ordering read after every read, on one more queue pair
+  bam::queue_use ordering_use = bam::queue_use::shared;  ///< the ordering queue's protocol
 };
 
 void run_case(const case_params& c) {
@@ -166,11 +171,18 @@ void run_case(const case_params& c) {
   // The ordering read's one block goes after the buffers (LBA 0, read only).
   const std::uint64_t scratch_bus = bus + pairs * (ring_bytes + cq_bytes) + buffer_bytes;
   constexpr std::uint64_t ordering_timeout_ns = 30'000'000'000;
-  const gpu_ordering ord = c.ordered ? gpu_ordering(ordering_state, gpu_queue(qp[c.queues]),
-                                                    scratch_bus, 1, 0, 1, ordering_timeout_ns)
-                                     : gpu_ordering();
-  write_read_kernel<<<(c.threads + 127) / 128, 128>>>(qp_dev, c.queues, buffers, c.threads,
-                                                      c.lbas_per_thread, ord, counts, counts + 1);
+  const auto launch = [&]<bam::queue_use Use>() {
+    using ordering = gpu_ordering<Use>;
+    const ordering ord = c.ordered ? ordering(ordering_state, gpu_queue(qp[c.queues]), scratch_bus,
+                                              1, 0, 1, ordering_timeout_ns)
+                                   : ordering();
+    write_read_kernel<<<(c.threads + 127) / 128, 128>>>(qp_dev, c.queues, buffers, c.threads,
+                                                        c.lbas_per_thread, ord, counts, counts + 1);
+  };
+  if (c.ordering_use == bam::queue_use::exclusive)
+    launch.template operator()<bam::queue_use::exclusive>();
+  else
+    launch.template operator()<bam::queue_use::shared>();
   CUDA_OK(cudaGetLastError());
   CUDA_OK(cudaDeviceSynchronize());
   EXPECT_EQ(counts[0], 0u) << "commands that failed";
@@ -205,9 +217,20 @@ void run_case(const case_params& c) {
     EXPECT_GE(os.reads, 1u);
     EXPECT_LE(os.reads, reads);
     EXPECT_EQ(qc.sq_ticket, os.reads) << "each extra read is one command of the ordering pair";
+    EXPECT_EQ(bam::position_of(qc.sq_tail), qc.sq_ticket);
+    EXPECT_EQ(bam::position_of(qc.cq_head), qc.sq_ticket);
+    EXPECT_FALSE(bam::position_locked(qc.sq_tail) || bam::position_locked(qc.cq_head))
+        << "the ordering queue: a lock (or a hold) left held";
     EXPECT_EQ(os.errors, 0u);
     EXPECT_EQ(os.timeouts, 0u);
     EXPECT_EQ(os.failed_upto, 0u);
+    // Held: every extra read had command ID 0 (the shared protocol takes the ticket's: 0, 1, ...).
+    // The CQ ring (pinned host memory) holds the last min(reads, entries) completions.
+    if (c.ordering_use == bam::queue_use::exclusive) {
+      const std::uint64_t seen = std::min<std::uint64_t>(os.reads, c.entries);
+      for (std::uint64_t k = 0; k < seen; ++k)
+        EXPECT_EQ(qp[c.queues].cq[k].cid, 0u) << "ordering completion slot " << k;
+    }
   }
 
   // Through a host queue of the same controller: the media holds generation 2 of every block.
@@ -257,6 +280,15 @@ TEST(HostControllerGpu, SanitizerCaseOrderedReadsReturnLastWrite) {
 TEST(HostControllerGpu, ManyThreadsOrderedReadsReturnLastWrite) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   run_case({4, 256, 16384, 2, true});
+}
+// The same with the lock holder holding the ordering queue for each read.
+TEST(HostControllerGpu, SanitizerCaseHeldOrderingReadsReturnLastWrite) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  run_case({2, 13, 256, 2, true, bam::queue_use::exclusive});
+}
+TEST(HostControllerGpu, ManyThreadsHeldOrderingReadsReturnLastWrite) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  run_case({4, 256, 16384, 2, true, bam::queue_use::exclusive});
 }
 
 }  // namespace

@@ -3,12 +3,17 @@
 // and many threads finish with every position covered and every read accounted for; an
 // application read submitted after positions were taken (its mark) covers them without an extra
 // read, a mark at or below the head covers nothing, nor one past the caller's own position, and
-// a thread alone still gets its own.
+// a thread alone still gets its own. The holder's read goes through either protocol of its
+// queue: shared (BaM's) or held (queue_use::exclusive, submit_and_wait_alone); the tests that
+// issue reads run with both, and one checks that the exclusive queue's reads are held (command
+// ID 0 each) and come back to the hold after a timeout left an ID in flight.
 #include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
+#include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "bam/driver/controller_driver.hpp"
@@ -37,9 +42,17 @@ struct fixture {
     o.worker_threads = 1;
     return o;
   }
-  ordering_read_ref<memory_doorbell> policy() {
-    return ordering_read_ref<memory_doorbell>(&state, qp.ref(), scratch.bus_address(), 1, 7, 1,
-                                              timeout_ns);
+  /// The ordering read on qp (nothing else submits to it), through the protocol `Use`.
+  template <queue_use Use = queue_use::shared>
+  ordering_read_ref<memory_doorbell, cuda::thread_scope_device, Use> policy(
+      std::uint64_t lba = 7, std::uint64_t timeout = timeout_ns) {
+    return {&state, qp.ref(), scratch.bus_address(), 1, lba, 1, timeout};
+  }
+  /// The command ID of the ordering queue's completion at position `pos` (entries from 0), once
+  /// passed (the waiter's acquire of it ordered the controller's writes before this read).
+  std::uint16_t ordering_cid(std::uint64_t pos) {
+    const queue_pointers p = qp.ref().pointers();  // a copy: ref() is a temporary
+    return p.cq[pos % p.cq_entries].cid;
   }
   std::uint64_t reads_served() const {
     return ctrl.stats().io_commands[static_cast<int>(nvme::nvm_opcode::read)];
@@ -76,6 +89,19 @@ TEST(OrderingRead, ReadMarkAndReadOrderedOnASetWithoutOrderingDoNothing) {
   EXPECT_TRUE(read_ordered(plain, 0, 7));
 }
 
+// The tests of the holder's read, with either protocol of its queue.
+template <class Use>
+class OrderingReadUse : public ::testing::Test {};
+using uses = ::testing::Types<std::integral_constant<queue_use, queue_use::shared>,
+                              std::integral_constant<queue_use, queue_use::exclusive>>;
+struct use_names {
+  template <class Use>
+  static std::string GetName(int) {
+    return Use::value == queue_use::shared ? "Shared" : "Exclusive";
+  }
+};
+TYPED_TEST_SUITE(OrderingReadUse, uses, use_names);
+
 TEST(OrderingRead, OffDoesNothing) {
   fixture f;
   const ordering_read_ref<memory_doorbell> off;
@@ -84,9 +110,9 @@ TEST(OrderingRead, OffDoesNothing) {
   EXPECT_EQ(f.reads_served(), 0u);
 }
 
-TEST(OrderingRead, EachSequentialCallReadsOnce) {
+TYPED_TEST(OrderingReadUse, EachSequentialCallReadsOnce) {
   fixture f;
-  const auto p = f.policy();
+  const auto p = f.policy<TypeParam::value>();
   EXPECT_TRUE(p.enabled());
   for (int i = 0; i < 5; ++i)
     p.after_completion();
@@ -97,9 +123,9 @@ TEST(OrderingRead, EachSequentialCallReadsOnce) {
   EXPECT_EQ(f.load(f.state.head), 5u);
 }
 
-TEST(OrderingRead, ThreadsQueuedBehindTheLockShareOneRead) {
+TYPED_TEST(OrderingReadUse, ThreadsQueuedBehindTheLockShareOneRead) {
   fixture f;
-  const auto p = f.policy();
+  const auto p = f.policy<TypeParam::value>();
   std::atomic_ref<std::uint32_t>(f.state.lock).store(1);  // as if a read were in progress
   constexpr int n = 8;
   std::atomic<int> returned{0};
@@ -123,9 +149,9 @@ TEST(OrderingRead, ThreadsQueuedBehindTheLockShareOneRead) {
   EXPECT_EQ(f.load(f.state.head), std::uint64_t{n});
 }
 
-TEST(OrderingRead, ManyThreadsAllCoveredEveryReadCounted) {
+TYPED_TEST(OrderingReadUse, ManyThreadsAllCoveredEveryReadCounted) {
   fixture f;
-  const auto p = f.policy();
+  const auto p = f.policy<TypeParam::value>();
   constexpr int threads = 12, calls = 150;
   std::vector<std::thread> ts;
   for (int i = 0; i < threads; ++i)
@@ -148,9 +174,9 @@ TEST(OrderingRead, ManyThreadsAllCoveredEveryReadCounted) {
 // after their positions were taken (its mark, 4) completes: its thread raises the head to 4 and
 // the four return, with no extra read served. The covering thread's own position (4) is not
 // covered by its read; it gets the extra read once the lock is free.
-TEST(OrderingRead, AnApplicationReadSubmittedAfterThePositionsCoversThem) {
+TYPED_TEST(OrderingReadUse, AnApplicationReadSubmittedAfterThePositionsCoversThem) {
   fixture f;
-  const auto p = f.policy();
+  const auto p = f.policy<TypeParam::value>();
   std::atomic_ref<std::uint32_t>(f.state.lock).store(1);
   constexpr int n = 4;
   std::atomic<int> returned{0};
@@ -195,9 +221,9 @@ TEST(OrderingRead, AnApplicationReadSubmittedAfterThePositionsCoversThem) {
 
 // A thread alone on its controller (QD1): the mark before each of its reads is the head its
 // last call left, so it covers nothing and every call still gets an extra read of its own.
-TEST(OrderingRead, AThreadAloneStillGetsAnExtraReadAfterEachRead) {
+TYPED_TEST(OrderingReadUse, AThreadAloneStillGetsAnExtraReadAfterEachRead) {
   fixture f;
-  const auto p = f.policy();
+  const auto p = f.policy<TypeParam::value>();
   for (int i = 0; i < 5; ++i) {
     const std::uint64_t mark = p.mark();
     EXPECT_EQ(mark, static_cast<std::uint64_t>(i));
@@ -212,9 +238,9 @@ TEST(OrderingRead, AThreadAloneStillGetsAnExtraReadAfterEachRead) {
 // Threads that each take a mark, read on the application's queue and call after_completion with
 // their mark: every call returns covered, the head never passes a position that was not taken
 // (it ends at the tail), and every extra read is served and counted.
-TEST(OrderingRead, ManyThreadsCoveredByEachOthersReads) {
+TYPED_TEST(OrderingReadUse, ManyThreadsCoveredByEachOthersReads) {
   fixture f;
-  const auto p = f.policy();
+  const auto p = f.policy<TypeParam::value>();
   constexpr int threads = 8, calls = 100;
   std::atomic<int> uncovered{0}, failed_reads{0};
   std::vector<std::thread> ts;
@@ -243,20 +269,19 @@ TEST(OrderingRead, ManyThreadsCoveredByEachOthersReads) {
 // A mark above the caller's own position cannot be this drive's since its state was zeroed (one
 // taken before a reset, or another drive's): it covers nothing, and the caller still gets its
 // extra read.
-TEST(OrderingRead, AMarkPastTheCallersPositionCoversNothing) {
+TYPED_TEST(OrderingReadUse, AMarkPastTheCallersPositionCoversNothing) {
   fixture f;
-  const auto p = f.policy();
+  const auto p = f.policy<TypeParam::value>();
   EXPECT_TRUE(p.after_completion(5));  // position 0
   EXPECT_EQ(f.load(f.state.reads), 1u);
   EXPECT_EQ(f.load(f.state.head), 1u);
   EXPECT_EQ(f.load(f.state.tail), 1u);
 }
 
-TEST(OrderingRead, AFailedReadStillCoversAndIsCounted) {
+TYPED_TEST(OrderingReadUse, AFailedReadStillCoversAndIsCounted) {
   fixture f;
   // LBA beyond the namespace: the controller fetches the command and fails it.
-  const ordering_read_ref<memory_doorbell> p(&f.state, f.qp.ref(), f.scratch.bus_address(), 1,
-                                             1u << 20, 1, fixture::timeout_ns);
+  const auto p = f.policy<TypeParam::value>(1u << 20);
   EXPECT_TRUE(p.after_completion()) << "a completion, even an error, proves the fetch";
   EXPECT_EQ(f.load(f.state.reads), 1u);
   EXPECT_EQ(f.load(f.state.errors), 1u);
@@ -267,10 +292,9 @@ TEST(OrderingRead, AFailedReadStillCoversAndIsCounted) {
 // A controller that does not answer: the ordering read times out, every thread it covered is
 // told (false) in bounded time, nobody waits for ever; once the controller answers again the
 // next calls are covered (true).
-TEST(OrderingRead, AReadWithoutCompletionEndsInBoundedTimeAndIsReported) {
+TYPED_TEST(OrderingReadUse, AReadWithoutCompletionEndsInBoundedTimeAndIsReported) {
   fixture f;
-  const ordering_read_ref<memory_doorbell> p(&f.state, f.qp.ref(), f.scratch.bus_address(), 1, 7, 1,
-                                             20'000'000);
+  const auto p = f.policy<TypeParam::value>(7, 20'000'000);
   f.ctrl.stop();
   const auto t0 = std::chrono::steady_clock::now();
   constexpr int n = 4;
@@ -290,6 +314,43 @@ TEST(OrderingRead, AReadWithoutCompletionEndsInBoundedTimeAndIsReported) {
   f.ctrl.start();
   EXPECT_TRUE(p.after_completion());
   EXPECT_EQ(f.load(f.state.head), std::uint64_t{n} + 1);
+}
+
+// On its own queue the holder holds it for each read: every read has command ID 0, where BaM's
+// shared protocol takes the ticket's ID (0, 1, 2, ...). A read that timed out leaves ID 0 in
+// flight: the next read finds the queue not idle and goes through the shared protocol (another
+// ID), passing the late completion itself; once the queue is idle again the reads are held.
+TEST(OrderingRead, AnExclusiveQueuesReadsAreHeldAndComeBackToTheHoldAfterATimeout) {
+  {
+    fixture f;
+    const auto p = f.policy<queue_use::shared>();
+    for (int i = 0; i < 4; ++i)
+      ASSERT_TRUE(p.after_completion());
+    for (std::uint64_t i = 0; i < 4; ++i)
+      EXPECT_EQ(f.ordering_cid(i), i) << "shared: the ticket's ID";
+  }
+  fixture f;
+  const auto p = f.policy<queue_use::exclusive>(7, 50'000'000);
+  for (int i = 0; i < 4; ++i)
+    ASSERT_TRUE(p.after_completion());
+  for (std::uint64_t i = 0; i < 4; ++i)
+    EXPECT_EQ(f.ordering_cid(i), 0u) << "held: ID 0";
+
+  f.ctrl.stop();
+  EXPECT_FALSE(p.after_completion());  // held, timed out: ID 0 abandoned in flight
+  EXPECT_EQ(f.load(f.state.timeouts), 1u);
+  f.ctrl.start();
+  EXPECT_TRUE(p.after_completion());  // not idle: shared, its own and the late completion
+  EXPECT_TRUE(p.after_completion());  // idle again: held
+  EXPECT_EQ(f.load(f.state.reads), 7u);
+  EXPECT_EQ(f.reads_served(), 7u);
+  EXPECT_EQ(f.ordering_cid(4), 0u);  // the read that timed out, completed late
+  EXPECT_NE(f.ordering_cid(5), 0u);  // the shared protocol's
+  EXPECT_EQ(f.ordering_cid(6), 0u);  // held again
+  const queue_counters& c = *f.qp.ref().pointers().counters;
+  EXPECT_EQ(std::atomic_ref<const std::uint64_t>(c.late_completions).load(), 1u);
+  EXPECT_EQ(std::atomic_ref<const std::uint32_t>(c.abandoned).load(), 0u);
+  EXPECT_EQ(std::atomic_ref<const std::uint32_t>(c.failed).load(), 0u);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "bam/detail/expects.hpp"
 #include "bam/detail/macros.hpp"
 #include "bam/nvme/commands.hpp"
+#include "bam/queue/queue_hold.hpp"
 #include "bam/queue/queue_pair_ref.hpp"
 #include "bam/queue/queue_set_ref.hpp"
 
@@ -60,7 +61,18 @@ static_assert(sizeof(ordering_state) == 2 * 128);
 /// which waits for the lock and a slot in the drive's pipe (docs/gpu-engine.md, "The
 /// application's reads cover the ordering"). The extra reads stay: a thread whose position no
 /// later read covers (QD1, the last reads of a run) still gets one.
-template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
+///
+/// `Use`: queue_use::exclusive when `queue` serves these extra reads only (the emulator's drives'
+/// ordering queues, hardware_drives_ref). The lock holder is then its only user and holds it for
+/// its read (submit_and_wait_held: the hold, the command and the release without the shared
+/// protocol's ticket, turn, tail and CQ locks; docs/gpu-engine.md, "The ordering read through a
+/// hold"). queue_use::shared (the default) for a queue other threads may use too:
+/// kmod_gpu_queues', whose ordering read shares queue 0 when the controller grants no more pairs.
+/// A template argument, not a flag: a kernel that may take either carries both out-of-line
+/// submissions, which raised the cache's hot kernel's spills (ptxas: 208 / 224 bytes held only,
+/// 288 / 344 with the choice at run time).
+template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device,
+          queue_use Use = queue_use::shared>
 class ordering_read_ref {
  public:
   template <class T>
@@ -151,14 +163,18 @@ class ordering_read_ref {
     return l.load(relaxed) == 0 && l.exchange(1, acquire) == 0;
   }
 
-  /// Lock holder: one read covering every position below `upto`. Where the drive's ordering read
-  /// has a queue pair of its own (the emulator's drives always; kmod_gpu_queues when the
-  /// controller grants one more pair) the holder is its one thread, so its wait polls every 32 ns
-  /// or so (submit_and_wait_outlined's `alone`), not up to every 2 us; on a shared queue it polls
-  /// as often.
+  /// Lock holder: one read covering every position below `upto`, out of line (the ordering read
+  /// is a slow path of every kernel that reads through an ordered queue set). On a queue of its
+  /// own (queue_use::exclusive) the holder holds it for the read (submit_and_wait_held); on a
+  /// shared one it goes through BaM's protocol and its wait polls every 32 ns or so
+  /// (submit_and_wait_outlined's `alone`), not up to every 2 us.
   BAM_HD void issue(std::uint64_t upto) const {
-    const nvme::completion c = queue_.submit_and_wait_outlined(
-        nvme::read(nsid_, lba_, nlb_, {scratch_, 0}), timeout_ns_, /*alone=*/true);
+    const nvme::command cmd = nvme::read(nsid_, lba_, nlb_, {scratch_, 0});
+    nvme::completion c;
+    if constexpr (Use == queue_use::exclusive)
+      c = submit_and_wait_held(queue_, cmd, timeout_ns_);
+    else
+      c = queue_.submit_and_wait_outlined(cmd, timeout_ns_, /*alone=*/true);
     ref_t<std::uint64_t>(state_->reads).fetch_add(1, relaxed);
     const nvme::status st = c.status();
     if (!st.ok()) ref_t<std::uint64_t>(state_->errors).fetch_add(1, relaxed);
@@ -187,12 +203,13 @@ class ordering_read_ref {
 /// and call after_read(ssd, mark) after it completed and before its data is used. Per SSD an
 /// ordering_state, the queue pair its extra reads go to and a scratch block they read LBA 0 into.
 /// Trivially copyable. (kmod_gpu_ordered_queue_set is the one-SSD form the nvme backend's GPU path
-/// builds by hand.)
-template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
+/// builds by hand.) `Use`: how the extra reads use each SSD's queue pair (ordering_read_ref).
+template <class Doorbell, cuda::thread_scope Scope = cuda::thread_scope_device,
+          queue_use Use = queue_use::shared>
 class ordered_queue_set : public queue_set_ref<Doorbell, Scope> {
  public:
   using base_type = queue_set_ref<Doorbell, Scope>;
-  using ordering_type = ordering_read_ref<Doorbell, Scope>;
+  using ordering_type = ordering_read_ref<Doorbell, Scope, Use>;
 
   struct ordering_params {
     ordering_state* states = nullptr;        ///< [ssds], zero-initialised

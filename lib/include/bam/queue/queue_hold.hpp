@@ -38,8 +38,11 @@ enum class queue_use { shared, exclusive };
 ///
 /// The hold keeps the CQ lock: the owner's poll() and set_owner_reclaims() wait for its release.
 /// On the host the holder counts as the queue's user (queue_pair::quiesce waits for it).
+/// `Narrow`: the fallbacks take the shared protocol's narrow batches, submit_and_wait_outlined's,
+/// for a hold inside the slow path of a kernel that keeps its own state (submit_and_wait_held).
 /// docs/gpu-engine.md, "A queue pair to itself".
-template <class Doorbell = memory_doorbell, cuda::thread_scope Scope = cuda::thread_scope_device>
+template <class Doorbell = memory_doorbell, cuda::thread_scope Scope = cuda::thread_scope_device,
+          bool Narrow = false>
 class queue_hold {
  public:
   using queue_type = queue_pair_ref<Doorbell, Scope>;
@@ -99,15 +102,18 @@ class queue_hold {
   using cq_ref = typename queue_type::cq_ref;
   static constexpr std::uint16_t cid = 0;
 
+  static constexpr auto fallback_batches = Narrow ? queue_type::narrow : queue_type::wide;
+
   /// The shared protocol's submission and wait, as the queue's only waiter. Out of line (device
-  /// code), as is shared_wait: the fallbacks stay out of the held path's code.
+  /// code), as is shared_wait: the fallbacks stay out of the held path's code. `Narrow`: in
+  /// the narrow batches, whose arrays do not raise a calling kernel's registers.
   BAM_HD BAM_NOINLINE nvme::completion shared(nvme::command cmd, std::uint64_t timeout_ns) const {
-    return shared_wait(q_.template enqueue<queue_type::wide>(cmd, timeout_ns), timeout_ns);
+    return shared_wait(q_.template enqueue<fallback_batches>(cmd, timeout_ns), timeout_ns);
   }
   /// The shared protocol's wait for `id`, as the queue's only waiter.
   BAM_HD BAM_NOINLINE nvme::completion shared_wait(std::uint16_t id,
                                                    std::uint64_t timeout_ns) const {
-    return q_.template finish<queue_type::wide>(id, timeout_ns, /*alone=*/true);
+    return q_.template finish<fallback_batches>(id, timeout_ns, /*alone=*/true);
   }
 
   /// The held command's submission: its entry, then (unless the queue failed: false, nothing
@@ -268,5 +274,19 @@ class queue_hold {
 
 template <class Doorbell, cuda::thread_scope Scope>
 queue_hold(const queue_pair_ref<Doorbell, Scope>&) -> queue_hold<Doorbell, Scope>;
+
+/// One command through a hold taken and released around it: on an idle queue, one round trip
+/// for the hold and the held path's command; else the shared protocol (narrow batches), as the
+/// queue's only waiter. Out of line in device code, for a slow path inlined into kernels that
+/// keep their own state: the ordering read's lock holder on its drive's own ordering queue
+/// (ordering_read_ref, queue_use::exclusive). The caller guarantees what queue_hold needs: no
+/// other thread uses `q` meanwhile.
+template <class Doorbell, cuda::thread_scope Scope>
+BAM_HD BAM_NOINLINE nvme::completion submit_and_wait_held(queue_pair_ref<Doorbell, Scope> q,
+                                                          nvme::command cmd,
+                                                          std::uint64_t timeout_ns) {
+  queue_hold<Doorbell, Scope, true> h(q);
+  return h.submit_and_wait(cmd, timeout_ns);
+}
 
 }  // namespace bam

@@ -228,7 +228,7 @@ class queue_pair_ref {
  private:
   /// A thread's hold on the queue (bam/queue/queue_hold.hpp) keeps the words below as this
   /// protocol leaves them.
-  template <class, cuda::thread_scope>
+  template <class, cuda::thread_scope, bool>
   friend class queue_hold;
 
   /// sc::host_timeout as a value device code may compare with (no reference to the host object).

@@ -112,8 +112,11 @@ using drives_ref = queue_set_ref<device_doorbell>;
 /// The same queues driven as a real controller's (protocol `hardware`): MMIO doorbells (a
 /// system-scope fence, then a volatile store), completions polled at system scope, and the §4.4
 /// ordering read (ordering_read_ref, on the drive's ordering queue) after every read: the code
-/// kmod_gpu_queues runs against a real SSD.
-using hardware_drives_ref = ordered_queue_set<mmio_doorbell>;
+/// kmod_gpu_queues runs against a real SSD, but for the ordering read's protocol. The drive's
+/// ordering queue serves nothing else, so its lock holder holds it for each read
+/// (queue_use::exclusive); kmod_gpu_queues' may share queue 0 and keeps BaM's shared protocol.
+using hardware_drives_ref =
+    ordered_queue_set<mmio_doorbell, cuda::thread_scope_device, queue_use::exclusive>;
 /// The queue set of protocol P.
 template <storage_protocol P>
 using drives_ref_for =
