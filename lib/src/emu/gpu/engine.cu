@@ -457,8 +457,12 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
 
 /// 2. Timing: each command's due time from its drive's timing model, one reservation of the
 /// drive's pipe per batch and drive (a model with a latency and no caps books nothing: its
-/// commands are due the latency after their fetch); a delay fault adds its delay.
-__device__ __forceinline__ void book_time(const engine_params& p, const warp_state& w, batch& b) {
+/// commands are due the latency after they arrived); a delay fault adds its delay. `seen_ns`:
+/// the timer when the turn's claim saw the entries, their arrival: the model's time counts from
+/// there, so the entry's fetch and processing are inside the model's latency, as a real drive's
+/// fetch of its SQ entry is inside its own (docs/gpu-engine.md, "Timing models").
+__device__ __forceinline__ void book_time(const engine_params& p, const warp_state& w, batch& b,
+                                          std::uint64_t seen_ns) {
   const int lane = w.lane;
   const engine_drive* D = b.D;
   const bool is_write = static_cast<nvme::nvm_opcode>(b.c.opcode) == nvme::nvm_opcode::write;
@@ -485,13 +489,12 @@ __device__ __forceinline__ void book_time(const engine_params& p, const warp_sta
     std::uint64_t start = 0;
     // Virtual time in ps since the engine started (the timer itself, often Unix-epoch ns,
     // would overflow 64 bits in ps).
-    if (lane == leader) start = emu::reserve(*D->clock, (bam::now_ns() - p.timer_base) * 1000, sum);
+    if (lane == leader) start = emu::reserve(*D->clock, (seen_ns - p.timer_base) * 1000, sum);
     start = __shfl_sync(group, static_cast<unsigned long long>(start), leader);
     b.when = p.timer_base + emu::due_ns(D->service, start + prefix);
   } else if (b.mine && D->service.timed()) {
-    // Latency alone (no caps): nothing to book; due the latency after the fetch.
-    const std::uint64_t now = bam::now_ns();
-    b.when = p.timer_base + emu::due_ns(D->service, (now - p.timer_base) * 1000);
+    // Latency alone (no caps): nothing to book; due the latency after the arrival.
+    b.when = p.timer_base + emu::due_ns(D->service, (seen_ns - p.timer_base) * 1000);
   }
   if (b.fate == emu::fault_action::delay)
     b.when = (b.when == 0 ? bam::now_ns() : b.when) + D->faults.delay_ns;
@@ -1125,8 +1128,9 @@ __global__ void __launch_bounds__(engine_max_warps_per_block * 32) engine_kernel
     if (k.total > 0) {
       idle = false;
       batch b;
+      const std::uint64_t seen_ns = bam::now_ns();  // the entries' arrival (book_time)
       fetch_batch(p, w, k, b);
-      book_time(p, w, b);
+      book_time(p, w, b, seen_ns);
       // One command due at once (QD1 on an untimed drive) is posted in this turn, and without
       // move_data when it moves nothing: QD1 `null` about 1 us shorter in the emulator protocol
       // and 2 us in the hardware one, whose reads are two commands (H200; docs/gpu-engine.md,
