@@ -67,7 +67,7 @@ __device__ void reduce_block(std::uint64_t b, std::uint64_t rows, double d, int 
 /// At least 3 blocks an SM (80 registers): the grid is far larger than what is resident, so the
 /// array kernel's rate follows the threads in flight, and ptxas left alone gives it 128
 /// registers (2 blocks) once the hardware protocol's ordering read holds its queue
-/// (submit_and_wait_held): 27-30 % slower (H200, docs/gpu-engine.md, "The ordering read through a
+/// (submit_and_wait_held): 26-31 % slower (H200, docs/gpu-engine.md, "The ordering read through a
 /// hold").
 inline constexpr int query_min_blocks = 3;
 
