@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -131,6 +132,27 @@ TEST(TaxiTools, GeneratedTableBothImplsAgreeWithTheReferenceAtD20AndD30) {
   check_consistent(e, 0);
   EXPECT_TRUE(e.results["q5"]["value"].is_null());
   EXPECT_NE(e.lines.find("q5 0 null"), std::string::npos);
+}
+
+// The repeat line names what its rate counts: taxi-query's rate is the bam kernel's I/Os a second
+// (the report's read IOPS), not rows, which its progress line counts.
+TEST(TaxiTools, TheRepeatLineGivesTheRateInIos) {
+  temp_dir d;
+  const std::string t = gen(d, "t", "20000", "2");
+  const std::string rep = d / "report.json";
+  const auto r = run_tool(query_bin,
+                          query_args(t, {"--impl", "bam", "--repeat", "2", "--set",
+                                         "report.formats=[\"summary\"]", "--report", rep}),
+                          d);
+  ASSERT_EQ(r.rc, 0) << r.err << r.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.out, m, std::regex(R"(repeat: 2 runs, median (\d+) (\S+)/s)")))
+      << r.out;
+  EXPECT_EQ(m[2].str(), "IOs");
+  const json report = json::parse(read_file(rep));
+  const double iops = report["jobs"][0]["read"]["iops"].get<double>();
+  EXPECT_GT(iops, 0);
+  EXPECT_NEAR(std::stod(m[1].str()), iops, 1.0);
 }
 
 TEST(TaxiTools, ImportedTableWithRejectsQuotesCrlfAndNanBothImplsAgree) {

@@ -143,6 +143,7 @@ int main(int argc, char** argv) {
   };
   spec.validate = validate;
   spec.unit = "rows";
+  spec.rate_unit = "IOs";  // run_result counts the bam kernel's I/Os (the report's iops)
 #if BAM_TAXI_GPU
   spec.query_gpu = bam::query_gpu_info;
 #endif

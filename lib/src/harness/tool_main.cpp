@@ -23,6 +23,11 @@
 namespace bam {
 namespace {
 
+/// The unit of run_result::iops() in the lines that print it (tool_spec::rate_unit).
+const std::string& rate_unit_of(const tool_spec& spec) {
+  return spec.rate_unit.empty() ? spec.unit : spec.rate_unit;
+}
+
 /// Prints "units done" on stderr once a second after the first two seconds.
 class progress_line {
  public:
@@ -293,7 +298,7 @@ sweep_result run_points(const tool_spec& spec, const tool_command& cmd,
     const run_result& r = out.points.back().result;
     if (points.size() > 1) {
       fmt::print(stderr, "{}: point {}/{} done: {:.0f} {}/s{}\n", spec.name, i + 1, points.size(),
-                 r.iops(), spec.unit, r.error.empty() ? "" : " (failed)");
+                 r.iops(), rate_unit_of(spec), r.error.empty() ? "" : " (failed)");
     }
   }
   return out;
@@ -337,7 +342,7 @@ int write_reports(const tool_spec& spec, const run_config& cfg,
       if (spec.print_extra) spec.print_extra(std::cout, in);
       if (in.repeats > 1) {
         fmt::print("  repeat: {} runs, median {:.0f} {}/s, min {:.0f}, max {:.0f}", in.repeats,
-                   in.result->iops(), spec.unit,
+                   in.result->iops(), rate_unit_of(spec),
                    *std::min_element(in.repeat_iops.begin(), in.repeat_iops.end()),
                    *std::max_element(in.repeat_iops.begin(), in.repeat_iops.end()));
         if (!in.repeat_latency.empty()) {  // the runs' tails: they move more than their rates

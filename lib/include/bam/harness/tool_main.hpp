@@ -38,6 +38,10 @@ struct tool_spec {
   std::function<void(const run_config&)> validate;
   /// The work units of a run the progress line counts ("IOs"), and their total (0: unknown).
   std::string unit = "IOs";
+  /// What run_result::iops() counts, per second, in the lines that print a run's rate (the
+  /// repeat line, a sweep's point lines); empty: `unit`. taxi-query's progress counts rows and
+  /// its rate I/Os.
+  std::string rate_unit;
   std::function<std::uint64_t(const run_config&)> progress_total;
   /// The GPU's description (CUDA builds set it; the machine info then names the GPU).
   std::function<gpu_info()> query_gpu;
