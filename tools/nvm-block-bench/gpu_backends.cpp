@@ -259,11 +259,12 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
   }
   const recovery_counts recovery_before = drives.recovery();
   drives.start();
+  const gpu_io_params p = params_of(c, hooks);
   gpu_io_result r;
   try {
     r = c.storage.protocol == storage_protocol::hardware
-            ? runner.run_emulated(drives.hardware_ref(), params_of(c, hooks))
-            : runner.run_emulated(drives.ref(), params_of(c, hooks));
+            ? runner.run_emulated(drives.hardware_ref(), p)
+            : runner.run_emulated(drives.ref(), p);
   } catch (...) {
     drives.stop();
     throw;
@@ -309,7 +310,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
       commands != 0 ? double(sq + cq) / double(commands) : 0.0;
   out.tool_stats["thread_mapping"] = mapping_doc(c.gpu.queue_mapping);
   out.tool_stats["queue_access"] =
-      exclusive_queues(c)
+      p.exclusive
           ? "exclusive: each GPU thread is its queue pair's only user, holds it and submits "
             "without the shared protocol's ticket, locks and batches, ringing the CQ head "
             "doorbell every half ring (bam::queue_hold; gpu.queue_access auto)"

@@ -54,7 +54,6 @@ class queue_hold {
   BAM_HD ~queue_hold() { release(); }
 
   BAM_HD bool held() const { return held_; }
-  BAM_HD const queue_type& queue() const { return q_; }
 
   /// queue_pair_ref::submit_and_wait for the holder: the command ID is 0 while held (the
   /// shared protocol's otherwise); `timeout_ns` as there (0: wait for ever). A queue failed
