@@ -23,6 +23,16 @@
 #   f4_<512|4k>_<T>   a job of Figure 4's sweep: 10 optane-p5800x (F4_SSDS) with 256 MiB of pinned
 #                     media each, 512 B or 4 KiB random reads (configs/block/optane-x4-*), T GPU
 #                     threads, 0.25 s
+#   taxi_q0q5         taxi-query over a table of TAXI_ROWS rows (default 100 M; bam-data taxi-gen,
+#                     seed 1), 4 optane-p5800x with pinned host media, a 4 GiB cache, bam only, Q0
+#                     and Q5 at D = 30 and 20 with 4 KiB and 512 B lines, 3 runs a point, verified
+#   bfs_kron, cc_kron bfs (4 sources) / cc on the Kronecker graph of scale GRAPH_SCALE (default 23,
+#                     edge factor 16; bam-data graph-gen, seed 1), 4 optane-p5800x with pinned host
+#                     media, a cache of an eighth of the file (64 MiB to 8 GiB), bam only, 3 runs,
+#                     verified
+# The applications' data is made once, by the new build's bam-data, in DATA (default $OUT/data;
+# kept there for later calls while the machine stays warm); those folders hold taxi-query, bfs,
+# cc and bam-data too. A point whose data cannot be made fails the run; the others still run.
 # ARGS: extra arguments for both builds (e.g. --set storage.protocol=hardware for the f4_ and
 # cache points); NEW_ARGS: for the new build only, after ARGS (e.g. keys the old one does not know).
 # Old runs before new in odd rounds and after it in even ones (an order effect falls on both).
@@ -30,11 +40,13 @@
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
 # Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [ARGS="..."]
-#        [NEW_ARGS="..."] [TABLE_PROTOCOL=hardware] [F4_SSDS=10] scripts/gpu/regression-points.sh
+#        [NEW_ARGS="..."] [TABLE_PROTOCOL=hardware] [F4_SSDS=10] [TAXI_ROWS=100000000]
+#        [GRAPH_SCALE=23] [DATA=$OUT/data] scripts/gpu/regression-points.sh
 set -u
 here=$(dirname "$0")
 : "${OLD:?folder of the old build}" "${NEW:?folder of the new build}" "${OUT:=out}"
 : "${ROUNDS:=2}" "${POINTS:=nbb_ideal_512 nbb_ideal_4096 cb_hot_reuse cb_miss_optane}"
+: "${TAXI_ROWS:=100000000}" "${GRAPH_SCALE:=23}" "${DATA:=$OUT/data}"
 mkdir -p "$OUT"
 export CUDA_MODULE_LOADING=EAGER
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.mem \
@@ -43,6 +55,44 @@ nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width
 NBB=(--backend emulated --outstanding 1 --pairs 128 --depth 1024 --threads 1048576 --model ideal
   --repeat 3 --measure-ceilings)
 CB=(--backend emulated --ssds 4 --model optane-p5800x --pairs 128 --depth 1024 --repeat 3)
+taxi_table() { echo "$DATA/taxi-$TAXI_ROWS"; }
+kron_graph() { echo "$DATA/kron-s$GRAPH_SCALE.csr"; }
+# make_data POINT: the point's data in DATA, made by the new build's bam-data unless it is there.
+make_data() {
+  local out what=()
+  case $1 in
+    taxi_q0q5)
+      out=$(taxi_table)
+      what=(taxi-gen --rows "$TAXI_ROWS" --seed 1) ;;
+    bfs_kron | cc_kron)
+      out=$(kron_graph)
+      what=(graph-gen kron --scale "$GRAPH_SCALE" --edge-factor 16 --seed 1) ;;
+    *) return 0 ;;
+  esac
+  [ -e "$out" ] && return 0
+  mkdir -p "$DATA"
+  local t0=$SECONDS
+  timeout 600 "$NEW/bam-data" "${what[@]}" --out "$out" > "$out.log" 2>&1
+  local rc=$?
+  echo "== data $(basename "$out") rc=$rc $((SECONDS - t0)) s"
+  [ $rc -eq 0 ] || { rm -rf "$out"; return 1; }
+}
+# graph_args ALGO: bfs or cc over the Kronecker graph (graph-apps.sh's sizes for 4 SSDs).
+graph_args() {
+  local f bytes media cache
+  f=$(kron_graph)
+  bytes=$(stat -c %s "$f") || return 1
+  media=$(( (bytes / 4 / 1048576 + 65) * 1048576 ))
+  cache=$(( bytes / 8 / 1048576 ))
+  [ "$cache" -lt 64 ] && cache=64
+  [ "$cache" -gt 8192 ] && cache=8192
+  local extra=""
+  [ "$1" = bfs ] && extra="--sources 4"
+  echo "$1 --graph $f --backend emulated --ssds 4 --model optane-p5800x --pairs 128 --depth 1024" \
+    "--set storage.media.kind=host --set storage.media.size_bytes=$media" \
+    "--set cache.line_size=4096 --set cache.capacity=$(( cache * 1048576 ))" \
+    "--set graph.access=bam --repeat 3 --verify $extra"
+}
 args_of() {
   case $1 in
     nbb_ideal_512) echo nvm-block-bench "${NBB[@]}" --io-size 512 \
@@ -91,12 +141,27 @@ args_of() {
       echo nvm-block-bench --config "$cfg" --set storage.ssd_count="${F4_SSDS:-10}" \
         --set storage.media.size_bytes=268435456 --set workload.ios=0 \
         --set workload.duration_s=0.25 --repeat 3 --threads "$threads" $extra ;;
+    taxi_q0q5)
+      local rows=$TAXI_ROWS media
+      # Media per SSD as taxi.sh sizes it: the 6 query columns (48 bytes a row), an eighth more
+      # for stripe rounding, over 4 SSDs, plus 64 MiB, in whole 4 KiB blocks.
+      media=$(( ((rows * 48 * 9 / 8) / 4 + (64 << 20) + 4095) / 4096 * 4096 ))
+      echo taxi-query --backend emulated --model optane-p5800x --ssds 4 \
+        --set storage.media.kind=host --set storage.media.size_bytes=$media --pairs 128 \
+        --depth 1024 --threads 16 --set cache.capacity=4294967296 \
+        --set taxi.row_group_rows=4194304 --data "$(taxi_table)" --verify --impl bam --repeat 3 \
+        --sweep cache.line_size=4096,512 --sweep taxi.min_distance=30,20 \
+        --sweep taxi.queries=q0,q5 ;;
+    bfs_kron | cc_kron)
+      [ -e "$(kron_graph)" ] || { echo "no graph $(kron_graph)" >&2; return 1; }
+      graph_args "${1%_kron}" ;;
     *) echo "unknown point $1" >&2; return 1 ;;
   esac
 }
 status=0
 known=""
 for point in $POINTS; do
+  make_data "$point" || { echo "no data for $point" >&2; status=1; continue; }
   if args_of "$point" > /dev/null; then known="$known $point"; else status=1; fi
 done
 for round in $(seq 1 "$ROUNDS"); do

@@ -3,9 +3,12 @@
 medians of its rounds, each round's process a median of 3 runs) with the spread over every run,
 the new/old ratio, each build's mean latency (the median over its rounds: at QD1 the figure of
 merit) and the ceilings the same process measured. Points outside UNITS (the table_ and f4_
-points) are given in M IOPS, after UNITS' in name order. A report of several jobs
-(table_oneqp_null: 1K / 64K / 1M threads) gives a row per job, named by its threads (so two
-builds' rows pair only where their reports hold the same jobs). Reads
+points) are given in M IOPS, after UNITS' in name order. The applications' points give their own
+figure: taxi-query's bam rows per second, bfs' TEPS, cc's edges scanned per second (TEPS times its
+steps, which vary from run to run), each job's median run only. A report of several jobs
+(table_oneqp_null: 1K / 64K / 1M threads) gives a row per job, named by its threads, or else by
+the settings its jobs differ in (taxi_q0q5's sweep), so two builds' rows pair only where their
+reports hold the same jobs. Reads
 reports of either schema version (scripts/pylib/reports.py). Usage: regression-table.py OUT_DIR
 [--json FILE]
 """
@@ -21,7 +24,9 @@ import reports  # noqa: E402
 UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),
          "cb_hot_reuse": ("GB/s", None), "cb_miss_optane": ("M miss IOPS", 1e6),
          "nbb_optane4_512": ("M IOPS", 1e6), "nbb_null_512": ("M IOPS", 1e6),
-         "cb_cold_ideal_4k": ("GB/s", None), "cb_hot_coalesced": ("GB/s", None)}
+         "cb_cold_ideal_4k": ("GB/s", None), "cb_hot_coalesced": ("GB/s", None),
+         "taxi_q0q5": ("M rows/s", None), "bfs_kron": ("M TEPS", None),
+         "cc_kron": ("M edges/s", None)}
 
 
 def job_names(point, doc):
@@ -33,7 +38,22 @@ def job_names(point, doc):
     threads = [cfg["workload"]["threads"] for cfg in cfgs]
     if len(set(threads)) == len(threads):
         return [f"{point} @{t} threads" for t in threads]
+    # Else by the settings the jobs differ in (a tool's --sweep), if they tell every job apart.
+    flat = [dict(flatten(cfg)) for cfg in cfgs]
+    keys = sorted(k for k in set().union(*flat) if len({repr(f.get(k)) for f in flat}) > 1)
+    names = [f"{point} " + ", ".join(f"{k.split('.')[-1]}={f.get(k)}" for k in keys) for f in flat]
+    if keys and len(set(names)) == len(names):
+        return names
     return [f"{point} #{i}" for i in range(len(cfgs))]
+
+
+def flatten(cfg, prefix=""):
+    """(dotted key, value) of every leaf of a config."""
+    for k, v in cfg.items():
+        if isinstance(v, dict):
+            yield from flatten(v, f"{prefix}{k}.")
+        else:
+            yield f"{prefix}{k}", v
 
 
 def mean_latency_us(job):
@@ -52,6 +72,17 @@ def rate(point, cfg, b):
     if point in ("cb_hot_reuse", "cb_hot_coalesced", "cb_cold_ideal_4k"):
         gb = b["stats"]["effective_GBps"]
         return gb, [r * 8 / 1e9 for r in runs]  # accesses/s of each run, 8 B each
+    if point == "taxi_q0q5":  # the bam implementation's rows per second (the run's median)
+        bam = [i for i in b["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]
+        return bam["rows_per_s"] / 1e6, [bam["rows_per_s"] / 1e6]
+    if point == "bfs_kron":  # edges of the reached vertices per second
+        teps = b["stats"]["graph"]["teps"] / 1e6
+        return teps, [teps]
+    if point == "cc_kron":
+        # Edges scanned per second: cc's TEPS (every edge over the run's time) times its steps,
+        # which vary from run to run (3 or 4 at scale 21: the labels' race), as its time does.
+        g = b["stats"]["graph"]
+        return g["teps"] * g["steps"] / 1e6, [g["teps"] * g["steps"] / 1e6]
     if point == "cb_miss_optane":
         miss = b["stats"]["miss_iops"] / 1e6
         return miss, [miss * r / b["iops"] for r in runs]

@@ -4,7 +4,10 @@ by point (old first in odd rounds, new first in even ones), a table_ point runs 
 io-path-table.sh's arguments in TABLE_PROTOCOL, an f4_ point Figure 4's job from the repository's
 configs, and an unknown point is named once and fails the run without stopping the others. Then
 scripts/gpu/regression-table.py on measured reports named as such points and as one of its own:
-its own first, the others in M IOPS with the new/old ratio, rates under 1 M to four digits."""
+its own first, the others in M IOPS with the new/old ratio, rates under 1 M to four digits; the
+applications' points (taxi_q0q5, bfs_kron, cc_kron) make their data once with the new build's
+bam-data, fail the run without it, and give their own figure (rows/s, TEPS, cc's edges scanned
+per second), a sweep's jobs named by what they differ in."""
 import json
 import os
 import shutil
@@ -84,6 +87,67 @@ class RegressionPoints(TempDirTest):
         self.assertNotIn("--io-size", k4)
         self.assertTrue(calls[6].split()[-1].endswith("table_optane10_1g_new_2.json"))
 
+    def app_stand_ins(self, build, data_ok=True):
+        """A folder whose taxi-query, bfs and cc record their calls as stand_in's nvm-block-bench
+        does, and whose bam-data records its call and makes its --out (a 1 MiB graph file or a
+        table folder), or fails without making it."""
+        d = self.tmp / build
+        d.mkdir()
+        for tool in ("taxi-query", "bfs", "cc"):
+            (d / tool).write_text(f'#!/bin/bash\necho "{build} {tool} $*" >> "{self.tmp}/calls.log"\n')
+            (d / tool).chmod(0o755)
+        make = ('case "$1" in graph-gen) head -c 1048576 /dev/zero > "$out" ;; '
+                '*) mkdir -p "$out" ;; esac') if data_ok else "exit 3"
+        (d / "bam-data").write_text(
+            f'#!/bin/bash\necho "{build} bam-data $*" >> "{self.tmp}/data.log"\n'
+            'out=""; prev=""; for a in "$@"; do [ "$prev" = --out ] && out=$a; prev=$a; done\n'
+            f"{make}\n")
+        (d / "bam-data").chmod(0o755)
+        return d
+
+    def test_application_points_make_their_data_once_with_the_new_build(self):
+        old, new = self.app_stand_ins("old"), self.app_stand_ins("new")
+        data = self.tmp / "data"
+        r = sh("regression-points.sh", OLD=old, NEW=new, OUT=self.tmp / "out", ROUNDS=1,
+               POINTS="taxi_q0q5 bfs_kron cc_kron", TAXI_ROWS=1000, GRAPH_SCALE=10, DATA=data)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        made = (self.tmp / "data.log").read_text().splitlines()
+        self.assertEqual(made, [f"new bam-data taxi-gen --rows 1000 --seed 1 --out {data}/taxi-1000",
+                                f"new bam-data graph-gen kron --scale 10 --edge-factor 16 --seed 1 "
+                                f"--out {data}/kron-s10.csr"])
+        calls = [c.split() for c in (self.tmp / "calls.log").read_text().splitlines()]
+        self.assertEqual([c[:2] for c in calls], [["old", "taxi-query"], ["new", "taxi-query"],
+                                                  ["old", "bfs"], ["new", "bfs"],
+                                                  ["old", "cc"], ["new", "cc"]])
+        taxi = calls[0]
+        self.assertEqual(taxi[taxi.index("--data") + 1], f"{data}/taxi-1000")
+        # (1000 rows x 48 x 9 / 8) / 4 SSDs + 64 MiB, in whole 4 KiB blocks
+        self.assertIn(f"storage.media.size_bytes={(13500 + (64 << 20) + 4095) // 4096 * 4096}", taxi)
+        for want in ("--verify", "cache.line_size=4096,512", "taxi.queries=q0,q5"):
+            self.assertIn(want, taxi)
+        bfs, cc = calls[2], calls[4]
+        for c in (bfs, cc):
+            self.assertEqual(c[c.index("--graph") + 1], f"{data}/kron-s10.csr")
+            # 1 MiB file: (0 + 65) MiB of media per SSD, a cache of the 64 MiB floor
+            self.assertIn(f"storage.media.size_bytes={65 << 20}", c)
+            self.assertIn(f"cache.capacity={64 << 20}", c)
+            self.assertIn("graph.access=bam", c)
+            self.assertIn("--verify", c)
+        self.assertEqual(bfs[bfs.index("--sources") + 1], "4")
+        self.assertNotIn("--sources", cc)
+        self.assertTrue(cc[-1].endswith("cc_kron_old_1.json"))
+
+    def test_an_application_point_without_its_data_fails_the_run_and_the_others_still_run(self):
+        old, new = self.stand_in("old"), self.app_stand_ins("new", data_ok=False)
+        r = sh("regression-points.sh", OLD=old, NEW=new, OUT=self.tmp / "out", ROUNDS=1,
+               POINTS="bfs_kron table_qd1_null", DATA=self.tmp / "data", TABLE_PROTOCOL="emulator")
+        self.assertEqual(r.returncode, 1)
+        self.assertIn("no data for bfs_kron", r.stderr)
+        self.assertFalse((self.tmp / "data" / "kron-s23.csr").exists())
+        calls = (self.tmp / "calls.log").read_text().splitlines()
+        self.assertEqual([c.split()[0] for c in calls], ["old"])  # the new build has no nvm-block-bench
+        self.assertIn("--model null", calls[0])
+
     def table(self, copies):
         """regression-table.py over measured reports copied in as {name: report}: its markdown
         and its rows."""
@@ -130,6 +194,39 @@ class RegressionPoints(TempDirTest):
         qd1 = json.loads((OLD_REPORTS / "qd1_null.json").read_text())["jobs"][0]["read"]
         self.assertNotIn("new", rows[-1])  # only the old build ran it: no ratio
         self.assertIn(f"| {qd1['clat_ns']['mean'] / 1e3:.2f} / - |", md)
+
+    def test_the_applications_rows_give_their_own_figure_named_by_their_sweep(self):
+        taxi = REPO / "results" / "taxi" / "h100" / "2026-11-25-5b2fabb" / "taxi_1ssd.json"
+        bfs = (REPO / "results" / "graph-apps" / "h200" / "2026-11-25-d7a8c1d" /
+               "bfs-urand-s27-optane-p5800x-x4.json")
+        out = self.tmp / "out"
+        out.mkdir()
+        cc = bfs.with_name("cc-urand-s27-optane-p5800x-x4.json")
+        for name, src in (("taxi_q0q5_old_1", taxi), ("taxi_q0q5_new_1", taxi),
+                          ("bfs_kron_old_1", bfs), ("bfs_kron_new_1", bfs), ("cc_kron_old_1", cc)):
+            shutil.copy(src, out / f"{name}.json")
+        md = run("gpu/regression-table.py", out, "--json", self.tmp / "rows.json", check=0).stdout
+        rows = json.loads((self.tmp / "rows.json").read_text())
+        jobs = json.loads(taxi.read_text())["jobs"]
+        self.assertEqual([r["point"] for r in rows][:len(jobs)],
+                         [f"taxi_q0q5 min_distance={j['bamkit']['config']['taxi']['min_distance']}, "
+                          f"queries={j['bamkit']['config']['taxi']['queries']}" for j in jobs])
+        for row, job in zip(rows, jobs):
+            bam = [i for i in job["bamkit"]["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]
+            self.assertEqual(row["unit"], "M rows/s")
+            self.assertAlmostEqual(row["old"]["median"], bam["rows_per_s"] / 1e6, places=6)
+            self.assertAlmostEqual(row["new_over_old"], 1.0, places=12)
+        teps = json.loads(bfs.read_text())["bamkit"]["stats"]["graph"]["teps"]
+        bfs_row = [r for r in rows if r["point"] == "bfs_kron"][0]
+        self.assertEqual(bfs_row["unit"], "M TEPS")
+        self.assertAlmostEqual(bfs_row["new"]["median"], teps / 1e6, places=6)
+        self.assertIn("| bfs_kron | M TEPS |", md)
+        # cc: edges scanned per second, its TEPS times its steps (which vary from run to run)
+        g = json.loads(cc.read_text())["bamkit"]["stats"]["graph"]
+        cc_row = [r for r in rows if r["point"] == "cc_kron"][0]
+        self.assertEqual(cc_row["unit"], "M edges/s")
+        self.assertGreater(g["steps"], 1)
+        self.assertAlmostEqual(cc_row["old"]["median"], g["teps"] * g["steps"] / 1e6, places=6)
 
 
 if __name__ == "__main__":
