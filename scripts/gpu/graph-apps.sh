@@ -19,7 +19,7 @@
 # ALGO-KIND-MODEL-xN (one storage set), sweep-cache and sweep-qp (paper Figures 10 and 11:
 # configs/sweeps/graph-cache-size.json and graph-queue-pairs.json through scripts/sweep, on the
 # Kronecker graph of scale SWEEP_SCALE, default 25, into $OUT/<sweep>/).
-# CACHE: the cache's bytes (default: an eighth of the file, 64 MiB to 8 GiB). The optane sets
+# CACHE: the cache's bytes (default: an eighth of the file, 64 MiB to 8 GiB: graph_sizes). The optane sets
 # run every access mode (their processes give the Figure 7 breakdown); others run MODES_OTHER
 # (default host-zero-copy,bam: the target and bam at that storage's bandwidth); MODES overrides
 # the optane sets' list. EXTRA: more tool arguments (e.g. "--set graph.direction_optimizing=false"),
@@ -28,6 +28,23 @@
 # (graph-apps.csv) under $OUT; one "== step ... rc=N s" line per process on stdout. VERIFY=0
 # skips the CPU reference (minutes per source at scale 27).
 set -u
+# graph_sizes FILE SSDS: the media per SSD and the cache, bytes, for a graph file over SSDS drives:
+# the file's share (it is larger than the neighbour array) plus 64 MiB, whole MiB; an eighth of
+# the file in whole MiB, between 64 MiB and 8 GiB. (`graph-apps.sh --sizes FILE SSDS` prints them:
+# regression-points.sh's graph points take them from here.)
+graph_sizes() {
+  local bytes media cache
+  bytes=$(stat -c %s "$1") || return 1
+  media=$(( (bytes / $2 / 1048576 + 65) * 1048576 ))
+  cache=$(( bytes / 8 / 1048576 ))
+  [ "$cache" -lt 64 ] && cache=64
+  [ "$cache" -gt 8192 ] && cache=8192
+  echo "$media $(( cache * 1048576 ))"
+}
+if [ "${1:-}" = --sizes ]; then
+  graph_sizes "$2" "$3"
+  exit
+fi
 if [ "${1:-}" = --stage ]; then
   dir=$2 build=${BUILD:-build/default}
   mkdir -p "$dir"
@@ -67,20 +84,10 @@ gen() {
 
 # run ALGO KIND MODEL SSDS: every access mode in one process.
 run() {
-  local algo=$1 kind=$2 model=$3 ssds=$4 f bytes media cache extra=()
+  local algo=$1 kind=$2 model=$3 ssds=$4 f media cache extra=()
   f=$(graph_of "$kind")
-  bytes=$(stat -c %s "$f")
-  # Media per SSD: the file's share (it is larger than the neighbour array) plus 64 MiB, whole
-  # MiB. Cache: an eighth of the file in whole MiB, between 64 MiB and 8 GiB.
-  media=$(( (bytes / ssds / 1048576 + 65) * 1048576 ))
-  if [ -n "$CACHE" ]; then
-    cache=$CACHE
-  else
-    cache=$(( bytes / 8 / 1048576 ))
-    [ "$cache" -lt 64 ] && cache=64
-    [ "$cache" -gt 8192 ] && cache=8192
-    cache=$(( cache * 1048576 ))
-  fi
+  read -r media cache <<< "$(graph_sizes "$f" "$ssds")"
+  [ -n "$CACHE" ] && cache=$CACHE
   local modes=$MODES
   [ "$model" = optane-p5800x ] || modes=$MODES_OTHER
   [ "$algo" = bfs ] && extra+=(--sources "$SOURCES")

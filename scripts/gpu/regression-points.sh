@@ -30,9 +30,12 @@
 #                     edge factor 16; bam-data graph-gen, seed 1), 4 optane-p5800x with pinned host
 #                     media, a cache of an eighth of the file (64 MiB to 8 GiB), bam only, 3 runs,
 #                     verified
-# The applications' data is made once, by the new build's bam-data, in DATA (default $OUT/data;
-# kept there for later calls while the machine stays warm); those folders hold taxi-query, bfs,
-# cc and bam-data too. A point whose data cannot be made fails the run; the others still run.
+# The applications' data is made by the new build's bam-data in DATA (default build/graph-work,
+# where graph-apps.sh keeps its graphs: the same names and seeds) unless it is there, the
+# generator's log in $OUT/data-<name>.log; a point whose data cannot be made fails the run (its
+# data is tried once a call), the others still run. Their sizes are graph-apps.sh's (--sizes) and
+# taxi.sh's (--media). The folders hold taxi-query, bfs, cc and bam-data too. Paths (OUT, DATA)
+# must not contain spaces: a point's arguments are split on them.
 # ARGS: extra arguments for both builds (e.g. --set storage.protocol=hardware for the f4_ and
 # cache points); NEW_ARGS: for the new build only, after ARGS (e.g. keys the old one does not know).
 # Old runs before new in odd rounds and after it in even ones (an order effect falls on both).
@@ -41,12 +44,12 @@
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
 # Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [ARGS="..."]
 #        [NEW_ARGS="..."] [TABLE_PROTOCOL=hardware] [F4_SSDS=10] [TAXI_ROWS=100000000]
-#        [GRAPH_SCALE=23] [DATA=$OUT/data] scripts/gpu/regression-points.sh
+#        [GRAPH_SCALE=23] [DATA=build/graph-work] scripts/gpu/regression-points.sh
 set -u
 here=$(dirname "$0")
 : "${OLD:?folder of the old build}" "${NEW:?folder of the new build}" "${OUT:=out}"
 : "${ROUNDS:=2}" "${POINTS:=nbb_ideal_512 nbb_ideal_4096 cb_hot_reuse cb_miss_optane}"
-: "${TAXI_ROWS:=100000000}" "${GRAPH_SCALE:=23}" "${DATA:=$OUT/data}"
+: "${TAXI_ROWS:=100000000}" "${GRAPH_SCALE:=23}" "${DATA:=build/graph-work}"
 mkdir -p "$OUT"
 export CUDA_MODULE_LOADING=EAGER
 nvidia-smi --query-gpu=name,driver_version,pcie.link.gen.current,pcie.link.width.current,clocks.sm,clocks.mem \
@@ -57,7 +60,9 @@ NBB=(--backend emulated --outstanding 1 --pairs 128 --depth 1024 --threads 10485
 CB=(--backend emulated --ssds 4 --model optane-p5800x --pairs 128 --depth 1024 --repeat 3)
 taxi_table() { echo "$DATA/taxi-$TAXI_ROWS"; }
 kron_graph() { echo "$DATA/kron-s$GRAPH_SCALE.csr"; }
-# make_data POINT: the point's data in DATA, made by the new build's bam-data unless it is there.
+# make_data POINT: the point's data in DATA, made by the new build's bam-data unless it is there
+# (bam-data writes a temporary sibling and renames it: a file there is whole). Once a call.
+failed_data=" "
 make_data() {
   local out what=()
   case $1 in
@@ -70,27 +75,30 @@ make_data() {
     *) return 0 ;;
   esac
   [ -e "$out" ] && return 0
+  [[ $failed_data == *" $out "* ]] && return 1
   mkdir -p "$DATA"
-  local t0=$SECONDS
-  timeout 600 "$NEW/bam-data" "${what[@]}" --out "$out" > "$out.log" 2>&1
+  local t0=$SECONDS log
+  log="$OUT/data-$(basename "$out").log"
+  timeout 600 "$NEW/bam-data" "${what[@]}" --out "$out" > "$log" 2>&1
   local rc=$?
   echo "== data $(basename "$out") rc=$rc $((SECONDS - t0)) s"
-  [ $rc -eq 0 ] || { rm -rf "$out"; return 1; }
+  [ $rc -eq 0 ] && return 0
+  tail -5 "$log" >&2
+  # A generator stopped by the timeout leaves its temporary sibling (.NAME.tmp...) behind.
+  rm -rf "$out" "$(dirname "$out")/.$(basename "$out").tmp"*
+  failed_data="$failed_data$out "
+  return 1
 }
 # graph_args ALGO: bfs or cc over the Kronecker graph (graph-apps.sh's sizes for 4 SSDs).
 graph_args() {
-  local f bytes media cache
+  local f sizes media cache extra=""
   f=$(kron_graph)
-  bytes=$(stat -c %s "$f") || return 1
-  media=$(( (bytes / 4 / 1048576 + 65) * 1048576 ))
-  cache=$(( bytes / 8 / 1048576 ))
-  [ "$cache" -lt 64 ] && cache=64
-  [ "$cache" -gt 8192 ] && cache=8192
-  local extra=""
+  sizes=$(bash "$here/graph-apps.sh" --sizes "$f" 4) || return 1
+  read -r media cache <<< "$sizes"
   [ "$1" = bfs ] && extra="--sources 4"
   echo "$1 --graph $f --backend emulated --ssds 4 --model optane-p5800x --pairs 128 --depth 1024" \
     "--set storage.media.kind=host --set storage.media.size_bytes=$media" \
-    "--set cache.line_size=4096 --set cache.capacity=$(( cache * 1048576 ))" \
+    "--set cache.line_size=4096 --set cache.capacity=$cache" \
     "--set graph.access=bam --repeat 3 --verify $extra"
 }
 args_of() {
@@ -142,10 +150,8 @@ args_of() {
         --set storage.media.size_bytes=268435456 --set workload.ios=0 \
         --set workload.duration_s=0.25 --repeat 3 --threads "$threads" $extra ;;
     taxi_q0q5)
-      local rows=$TAXI_ROWS media
-      # Media per SSD as taxi.sh sizes it: the 6 query columns (48 bytes a row), an eighth more
-      # for stripe rounding, over 4 SSDs, plus 64 MiB, in whole 4 KiB blocks.
-      media=$(( ((rows * 48 * 9 / 8) / 4 + (64 << 20) + 4095) / 4096 * 4096 ))
+      local media
+      media=$(bash "$here/taxi.sh" --media "$TAXI_ROWS" 4) || return 1
       echo taxi-query --backend emulated --model optane-p5800x --ssds 4 \
         --set storage.media.kind=host --set storage.media.size_bytes=$media --pairs 128 \
         --depth 1024 --threads 16 --set cache.capacity=4294967296 \

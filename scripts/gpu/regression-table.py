@@ -4,8 +4,8 @@ medians of its rounds, each round's process a median of 3 runs) with the spread 
 the new/old ratio, each build's mean latency (the median over its rounds: at QD1 the figure of
 merit) and the ceilings the same process measured. Points outside UNITS (the table_ and f4_
 points) are given in M IOPS, after UNITS' in name order. The applications' points give their own
-figure: taxi-query's bam rows per second, bfs' TEPS, cc's edges scanned per second (TEPS times its
-steps, which vary from run to run), each job's median run only. A report of several jobs
+figure: taxi-query's bam rows per second, bfs' TEPS, cc's edges scanned per second (its steps vary
+from run to run); the other runs' by their I/O rates. A report of several jobs
 (table_oneqp_null: 1K / 64K / 1M threads) gives a row per job, named by its threads, or else by
 the settings its jobs differ in (taxi_q0q5's sweep), so two builds' rows pair only where their
 reports hold the same jobs. Reads
@@ -29,6 +29,23 @@ UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),
          "cc_kron": ("M edges/s", None)}
 
 
+def taxi_rows_per_s(b):
+    """taxi-query: the bam implementation's rows per second, M."""
+    return [i for i in b["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]["rows_per_s"] / 1e6
+
+
+def cc_edges_per_s(b):
+    """cc: edges scanned per second, M (its steps vary from run to run: the labels' race; 3 or 4
+    at scale 21), so its TEPS, every edge once over the run's time, is not the figure."""
+    g = b["stats"]["graph"]
+    return g["edges_read"] / g["time_s"] / 1e6
+
+
+APPS = {"taxi_q0q5": taxi_rows_per_s,
+        "bfs_kron": lambda b: b["stats"]["graph"]["teps"] / 1e6,  # edges of the reached vertices
+        "cc_kron": cc_edges_per_s}
+
+
 def job_names(point, doc):
     """The row name of each job of a report: the point's, or with its threads where it has more
     than one job."""
@@ -38,22 +55,19 @@ def job_names(point, doc):
     threads = [cfg["workload"]["threads"] for cfg in cfgs]
     if len(set(threads)) == len(threads):
         return [f"{point} @{t} threads" for t in threads]
-    # Else by the settings the jobs differ in (a tool's --sweep), if they tell every job apart.
-    flat = [dict(flatten(cfg)) for cfg in cfgs]
-    keys = sorted(k for k in set().union(*flat) if len({repr(f.get(k)) for f in flat}) > 1)
-    names = [f"{point} " + ", ".join(f"{k.split('.')[-1]}={f.get(k)}" for k in keys) for f in flat]
+    # Else by the settings its jobs differ in (a tool's --sweep), if they tell every job apart.
+    flat = [reports.flatten(cfg) for cfg in cfgs]
+    keys = sorted(k for k in set().union(*flat)
+                  if len({setting(f.get(k)) for f in flat}) > 1)
+    names = [f"{point} " + ", ".join(f"{k}={setting(f.get(k))}" for k in keys) for f in flat]
     if keys and len(set(names)) == len(names):
         return names
     return [f"{point} #{i}" for i in range(len(cfgs))]
 
 
-def flatten(cfg, prefix=""):
-    """(dotted key, value) of every leaf of a config."""
-    for k, v in cfg.items():
-        if isinstance(v, dict):
-            yield from flatten(v, f"{prefix}{k}.")
-        else:
-            yield f"{prefix}{k}", v
+def setting(v):
+    """A setting as a row name shows it: numbers alike whether stored as 30 or 30.0."""
+    return f"{v:g}" if isinstance(v, (int, float)) and not isinstance(v, bool) else str(v)
 
 
 def mean_latency_us(job):
@@ -72,17 +86,12 @@ def rate(point, cfg, b):
     if point in ("cb_hot_reuse", "cb_hot_coalesced", "cb_cold_ideal_4k"):
         gb = b["stats"]["effective_GBps"]
         return gb, [r * 8 / 1e9 for r in runs]  # accesses/s of each run, 8 B each
-    if point == "taxi_q0q5":  # the bam implementation's rows per second (the run's median)
-        bam = [i for i in b["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]
-        return bam["rows_per_s"] / 1e6, [bam["rows_per_s"] / 1e6]
-    if point == "bfs_kron":  # edges of the reached vertices per second
-        teps = b["stats"]["graph"]["teps"] / 1e6
-        return teps, [teps]
-    if point == "cc_kron":
-        # Edges scanned per second: cc's TEPS (every edge over the run's time) times its steps,
-        # which vary from run to run (3 or 4 at scale 21: the labels' race), as its time does.
-        g = b["stats"]["graph"]
-        return g["teps"] * g["steps"] / 1e6, [g["teps"] * g["steps"] / 1e6]
+    if point in APPS:
+        # The applications' figure is the median run's; the other runs' are scaled by their I/O
+        # rates (each run does the same I/Os: taxi-query and bfs exactly, cc about, by its steps).
+        fig = APPS[point](b)
+        runs = b.get("repeat", {}).get("iops") or [b["iops"]]
+        return fig, [fig * r / b["iops"] for r in runs]
     if point == "cb_miss_optane":
         miss = b["stats"]["miss_iops"] / 1e6
         return miss, [miss * r / b["iops"] for r in runs]

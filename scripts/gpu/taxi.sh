@@ -14,6 +14,16 @@
 #        host-emulated SSDs and CPU threads, a dry run anywhere)
 # Time on an H100: the table ~1 min (disk), each SSD count 3-6 min (LIMIT seconds at most).
 set -u
+# Bytes of media per SSD for ROWS rows over N SSDs: the 6 query columns (48 bytes a row), an
+# eighth more for stripe rounding, plus 64 MiB, in whole 4 KiB blocks. (`taxi.sh --media ROWS N`
+# prints it: regression-points.sh's taxi point takes it from here.)
+media_per_ssd() {
+  echo $(( (($1 * 48 * 9 / 8) / $2 + (64 << 20) + 4095) / 4096 * 4096 ))
+}
+if [ "${1:-}" = --media ]; then
+  media_per_ssd "$2" "$3"
+  exit
+fi
 : "${OUT:=out}" "${ROWS:=200000000}" "${SSDS:=1 2 4}" "${TABLE:=/tmp/bamkit-taxi-200m}"
 : "${LIMIT:=560}" "${BACKEND:=emulated}"
 if [ -z "${BIN:-}" ]; then
@@ -40,10 +50,7 @@ if [ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'])
 fi
 cp "$TABLE/table.json" "$OUT/table.json"
 
-# Bytes of media per SSD: the 6 query columns, an eighth more for stripe rounding, 64 MiB.
-per_ssd() {
-  python3 -c "import sys; r, n = int(sys.argv[1]), int(sys.argv[2]); b = (r * 48 * 9 // 8) // n + (64 << 20); print((b + 4095) // 4096 * 4096)" "$ROWS" "$1"
-}
+per_ssd() { media_per_ssd "$ROWS" "$1"; }
 
 status=0
 for n in $SSDS; do

@@ -22,7 +22,7 @@ OLD_REPORTS = REPO / "results" / "io-path" / "h200" / "2026-11-25-51665de" / "em
 
 # Settings of the scripts that must not leak in from the caller's environment.
 SETTINGS = ("OLD", "NEW", "OUT", "ROUNDS", "POINTS", "ARGS", "NEW_ARGS", "TABLE_PROTOCOL",
-            "F4_SSDS", "PROTOCOL", "EXTRA", "BIN")
+            "F4_SSDS", "PROTOCOL", "EXTRA", "BIN", "TAXI_ROWS", "GRAPH_SCALE", "DATA")
 
 
 def sh(script, *args, **settings):
@@ -88,16 +88,20 @@ class RegressionPoints(TempDirTest):
         self.assertTrue(calls[6].split()[-1].endswith("table_optane10_1g_new_2.json"))
 
     def app_stand_ins(self, build, data_ok=True):
-        """A folder whose taxi-query, bfs and cc record their calls as stand_in's nvm-block-bench
-        does, and whose bam-data records its call and makes its --out (a 1 MiB graph file or a
-        table folder), or fails without making it."""
+        """A folder whose nvm-block-bench, taxi-query, bfs and cc record their calls as
+        stand_in's nvm-block-bench does, and whose bam-data records its call and makes its --out
+        (a sparse 1 GiB graph file or a table folder), or leaves its temporary sibling and a
+        partial --out behind and fails, as one stopped by a timeout would."""
         d = self.tmp / build
         d.mkdir()
-        for tool in ("taxi-query", "bfs", "cc"):
-            (d / tool).write_text(f'#!/bin/bash\necho "{build} {tool} $*" >> "{self.tmp}/calls.log"\n')
+        for tool in ("nvm-block-bench", "taxi-query", "bfs", "cc"):
+            (d / tool).write_text(
+                f'#!/bin/bash\necho "{build} {tool} $*" >> "{self.tmp}/calls.log"\n')
             (d / tool).chmod(0o755)
-        make = ('case "$1" in graph-gen) head -c 1048576 /dev/zero > "$out" ;; '
-                '*) mkdir -p "$out" ;; esac') if data_ok else "exit 3"
+        make = ('case "$1" in graph-gen) truncate -s 1G "$out" ;; *) mkdir -p "$out" ;; esac'
+                if data_ok else
+                'touch "$out" "$(dirname "$out")/.$(basename "$out").tmp.x"; '
+                'echo broke >&2; exit 3')
         (d / "bam-data").write_text(
             f'#!/bin/bash\necho "{build} bam-data $*" >> "{self.tmp}/data.log"\n'
             'out=""; prev=""; for a in "$@"; do [ "$prev" = --out ] && out=$a; prev=$a; done\n'
@@ -112,25 +116,32 @@ class RegressionPoints(TempDirTest):
                POINTS="taxi_q0q5 bfs_kron cc_kron", TAXI_ROWS=1000, GRAPH_SCALE=10, DATA=data)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         made = (self.tmp / "data.log").read_text().splitlines()
-        self.assertEqual(made, [f"new bam-data taxi-gen --rows 1000 --seed 1 --out {data}/taxi-1000",
+        self.assertEqual(made, [f"new bam-data taxi-gen --rows 1000 --seed 1 "
+                                f"--out {data}/taxi-1000",
                                 f"new bam-data graph-gen kron --scale 10 --edge-factor 16 --seed 1 "
                                 f"--out {data}/kron-s10.csr"])
-        calls = [c.split() for c in (self.tmp / "calls.log").read_text().splitlines()]
+        # A second call finds the data there and makes none.
+        r = sh("regression-points.sh", OLD=old, NEW=new, OUT=self.tmp / "out2", ROUNDS=1,
+               POINTS="bfs_kron", GRAPH_SCALE=10, DATA=data)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(len((self.tmp / "data.log").read_text().splitlines()), 2)
+        calls = [c.split() for c in (self.tmp / "calls.log").read_text().splitlines()][:6]
         self.assertEqual([c[:2] for c in calls], [["old", "taxi-query"], ["new", "taxi-query"],
                                                   ["old", "bfs"], ["new", "bfs"],
                                                   ["old", "cc"], ["new", "cc"]])
         taxi = calls[0]
         self.assertEqual(taxi[taxi.index("--data") + 1], f"{data}/taxi-1000")
-        # (1000 rows x 48 x 9 / 8) / 4 SSDs + 64 MiB, in whole 4 KiB blocks
-        self.assertIn(f"storage.media.size_bytes={(13500 + (64 << 20) + 4095) // 4096 * 4096}", taxi)
+        # (1000 rows x 48 x 9 / 8) / 4 SSDs + 64 MiB, in whole 4 KiB blocks (taxi.sh --media)
+        media = (13500 + (64 << 20) + 4095) // 4096 * 4096
+        self.assertIn(f"storage.media.size_bytes={media}", taxi)
         for want in ("--verify", "cache.line_size=4096,512", "taxi.queries=q0,q5"):
             self.assertIn(want, taxi)
         bfs, cc = calls[2], calls[4]
         for c in (bfs, cc):
             self.assertEqual(c[c.index("--graph") + 1], f"{data}/kron-s10.csr")
-            # 1 MiB file: (0 + 65) MiB of media per SSD, a cache of the 64 MiB floor
-            self.assertIn(f"storage.media.size_bytes={65 << 20}", c)
-            self.assertIn(f"cache.capacity={64 << 20}", c)
+            # 1 GiB file: (256 + 65) MiB of media per SSD, a cache of an eighth (graph-apps.sh)
+            self.assertIn(f"storage.media.size_bytes={321 << 20}", c)
+            self.assertIn(f"cache.capacity={128 << 20}", c)
             self.assertIn("graph.access=bam", c)
             self.assertIn("--verify", c)
         self.assertEqual(bfs[bfs.index("--sources") + 1], "4")
@@ -139,13 +150,20 @@ class RegressionPoints(TempDirTest):
 
     def test_an_application_point_without_its_data_fails_the_run_and_the_others_still_run(self):
         old, new = self.stand_in("old"), self.app_stand_ins("new", data_ok=False)
+        data = self.tmp / "data"
         r = sh("regression-points.sh", OLD=old, NEW=new, OUT=self.tmp / "out", ROUNDS=1,
-               POINTS="bfs_kron table_qd1_null", DATA=self.tmp / "data", TABLE_PROTOCOL="emulator")
-        self.assertEqual(r.returncode, 1)
+               POINTS="bfs_kron cc_kron table_qd1_null", DATA=data, GRAPH_SCALE=12,
+               TABLE_PROTOCOL="emulator")
+        self.assertEqual(r.returncode, 1, "the table point ran for both builds: the data failed")
         self.assertIn("no data for bfs_kron", r.stderr)
-        self.assertFalse((self.tmp / "data" / "kron-s23.csr").exists())
+        self.assertIn("no data for cc_kron", r.stderr)
+        self.assertIn("broke", r.stderr)  # the generator's log's tail
+        self.assertEqual(list(data.iterdir()), [], "nothing partial left, nor the temporary file")
+        # tried once: bfs_kron's failure stands for cc_kron's graph
+        self.assertEqual(len((self.tmp / "data.log").read_text().splitlines()), 1)
         calls = (self.tmp / "calls.log").read_text().splitlines()
-        self.assertEqual([c.split()[0] for c in calls], ["old"])  # the new build has no nvm-block-bench
+        self.assertEqual([c.split()[:2] for c in calls],
+                         [["old", "--backend"], ["new", "nvm-block-bench"]])
         self.assertIn("--model null", calls[0])
 
     def table(self, copies):
@@ -208,9 +226,12 @@ class RegressionPoints(TempDirTest):
         md = run("gpu/regression-table.py", out, "--json", self.tmp / "rows.json", check=0).stdout
         rows = json.loads((self.tmp / "rows.json").read_text())
         jobs = json.loads(taxi.read_text())["jobs"]
+        # named by the dotted settings the jobs differ in, numbers as %g (30.0 -> 30)
+        self.assertEqual(rows[0]["point"], "taxi_q0q5 taxi.min_distance=30, taxi.queries=q0")
         self.assertEqual([r["point"] for r in rows][:len(jobs)],
-                         [f"taxi_q0q5 min_distance={j['bamkit']['config']['taxi']['min_distance']}, "
-                          f"queries={j['bamkit']['config']['taxi']['queries']}" for j in jobs])
+                         [f"taxi_q0q5 taxi.min_distance={t['min_distance']:g}, "
+                          f"taxi.queries={t['queries']}"
+                          for t in (j["bamkit"]["config"]["taxi"] for j in jobs)])
         for row, job in zip(rows, jobs):
             bam = [i for i in job["bamkit"]["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]
             self.assertEqual(row["unit"], "M rows/s")
@@ -221,12 +242,14 @@ class RegressionPoints(TempDirTest):
         self.assertEqual(bfs_row["unit"], "M TEPS")
         self.assertAlmostEqual(bfs_row["new"]["median"], teps / 1e6, places=6)
         self.assertIn("| bfs_kron | M TEPS |", md)
-        # cc: edges scanned per second, its TEPS times its steps (which vary from run to run)
+        # cc: edges scanned per second (its steps vary from run to run), not its TEPS
         g = json.loads(cc.read_text())["bamkit"]["stats"]["graph"]
         cc_row = [r for r in rows if r["point"] == "cc_kron"][0]
         self.assertEqual(cc_row["unit"], "M edges/s")
         self.assertGreater(g["steps"], 1)
-        self.assertAlmostEqual(cc_row["old"]["median"], g["teps"] * g["steps"] / 1e6, places=6)
+        self.assertAlmostEqual(cc_row["old"]["median"], g["edges_read"] / g["time_s"] / 1e6,
+                               places=6)
+        self.assertNotAlmostEqual(cc_row["old"]["median"], g["teps"] / 1e6, places=0)
 
 
 if __name__ == "__main__":
