@@ -13,7 +13,9 @@
 #   qd1_null         1 GPU thread, 1 command at a time, 1 null SSD, 1 queue pair: latency
 #   qd1_optane       the same on 1 x optane-p5800x (model latency 10 us)
 #   oneqp_null       one queue pair of 1024 on a null SSD, 1K / 64K / 1M threads (one process,
-#                    --sweep workload.threads)
+#                    --sweep workload.threads), 1M I/Os each: at 1M threads that is under one I/O a
+#                    thread, a rate over the launch's waves, not a steady one (issue 19's table
+#                    kept it so; configs/sweeps/nbb-issue3.json times one queue pair for 0.5 s)
 # Every other point: 128 queue pairs x 1024 per SSD, 1M GPU threads, 1 outstanding per thread.
 # Reports and logs: $OUT/<protocol>/<point>.{json,txt}; scripts/gpu/io-path-table.py makes the
 # table. Usage: BIN=dir-with-nvm-block-bench OUT=out [PROTOCOL=hardware] [POINTS="..."]
