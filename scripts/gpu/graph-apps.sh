@@ -41,8 +41,16 @@ graph_sizes() {
   [ "$cache" -gt 8192 ] && cache=8192
   echo "$media $(( cache * 1048576 ))"
 }
+# graph_gen KIND SCALE: bam-data's arguments for the graph graph_of names (the recipe of a
+# WORK/KIND-sSCALE.csr: `graph-apps.sh --gen-args KIND SCALE` prints them for
+# regression-points.sh, which makes its graphs in the same folder by default).
+graph_gen() { echo "graph-gen $1 --scale $2 --edge-factor 16 --seed 1"; }
 if [ "${1:-}" = --sizes ]; then
   graph_sizes "$2" "$3"
+  exit
+fi
+if [ "${1:-}" = --gen-args ]; then
+  graph_gen "$2" "$3"
   exit
 fi
 if [ "${1:-}" = --stage ]; then
@@ -73,7 +81,8 @@ gen() {
   f=$(graph_of "$kind")
   [ -s "$f" ] && return 0
   local t0=$SECONDS
-  timeout "$LIMIT" "$BIN/bam-data" graph-gen "$kind" --scale "$SCALE" --edge-factor 16 --seed 1 \
+  # shellcheck disable=SC2046  # graph_gen's words, none with spaces
+  timeout "$LIMIT" "$BIN/bam-data" $(graph_gen "$kind" "$SCALE") \
     --out "$f" > "$OUT/gen-$kind-s$SCALE.log" 2>&1
   local rc=$?
   echo "== gen $kind scale $SCALE rc=$rc $((SECONDS - t0)) s"

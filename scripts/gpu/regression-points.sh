@@ -64,16 +64,17 @@ kron_graph() { echo "$DATA/kron-s$GRAPH_SCALE.csr"; }
 # (bam-data writes a temporary sibling and renames it: a file there is whole). Once a call.
 failed_data=" "
 make_data() {
-  local out what=()
-  case $1 in
+  local out recipe what=()
+  case $1 in  # the recipes of taxi.sh and graph-apps.sh, whose folders these may share
     taxi_q0q5)
       out=$(taxi_table)
-      what=(taxi-gen --rows "$TAXI_ROWS" --seed 1) ;;
+      recipe=$(bash "$here/taxi.sh" --gen-args "$TAXI_ROWS") ;;
     bfs_kron | cc_kron)
       out=$(kron_graph)
-      what=(graph-gen kron --scale "$GRAPH_SCALE" --edge-factor 16 --seed 1) ;;
+      recipe=$(bash "$here/graph-apps.sh" --gen-args kron "$GRAPH_SCALE") ;;
     *) return 0 ;;
   esac
+  read -r -a what <<< "$recipe"
   [ -e "$out" ] && return 0
   [[ $failed_data == *" $out "* ]] && return 1
   mkdir -p "$DATA"

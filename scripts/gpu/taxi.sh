@@ -20,8 +20,15 @@ set -u
 media_per_ssd() {
   echo $(( (($1 * 48 * 9 / 8) / $2 + (64 << 20) + 4095) / 4096 * 4096 ))
 }
+# taxi_gen ROWS: bam-data's arguments for the table (`taxi.sh --gen-args ROWS` prints them for
+# regression-points.sh).
+taxi_gen() { echo "taxi-gen --rows $1 --seed 1"; }
 if [ "${1:-}" = --media ]; then
   media_per_ssd "$2" "$3"
+  exit
+fi
+if [ "${1:-}" = --gen-args ]; then
+  taxi_gen "$2"
   exit
 fi
 : "${OUT:=out}" "${ROWS:=200000000}" "${SSDS:=1 2 4}" "${TABLE:=/tmp/bamkit-taxi-200m}"
@@ -44,7 +51,8 @@ df -h "$(dirname "$TABLE")" | tee "$OUT/df.txt"
 if [ "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rows'])" \
         "$TABLE/table.json" 2>/dev/null)" != "$ROWS" ]; then
   t0=$SECONDS
-  "$BIN/bam-data" taxi-gen --rows "$ROWS" --seed 1 --out "$TABLE" > "$OUT/gen.txt" 2>&1
+  # shellcheck disable=SC2046  # taxi_gen's words, none with spaces
+  "$BIN/bam-data" $(taxi_gen "$ROWS") --out "$TABLE" > "$OUT/gen.txt" 2>&1
   echo "== gen rc=$? $((SECONDS - t0)) s"
   cat "$OUT/gen.txt"
 fi
