@@ -40,6 +40,9 @@ struct gpu_io_params {
   /// mapped to it): it holds its queue pair (bam::queue_hold) and submits without the shared
   /// protocol (gpu.queue_access auto; gpu_backend_base::params_of decides).
   bool exclusive = false;
+  /// emulated, threads in the shared protocol with one command at a time: which of its SSD's
+  /// queues a thread submits each command to (gpu.queue_choice)
+  gpu_queue_choice choice = gpu_queue_choice::fixed;
 };
 
 /// The most commands one GPU thread of the emulated backend keeps in flight.
@@ -111,6 +114,9 @@ std::byte* device_pointer(std::byte* pinned);
 /// whatever the protocol.
 struct queue_totals {
   std::uint64_t sq_doorbell_writes = 0, cq_doorbell_writes = 0, timeouts = 0, late_completions = 0;
+  /// Commands submitted to the SSD's queues (their SQ tickets): in all, and on the queue that took
+  /// the fewest and the most.
+  std::uint64_t commands = 0, queue_commands_min = ~std::uint64_t{0}, queue_commands_max = 0;
 };
 std::vector<queue_totals> read_queue_totals(const queue_set_params& drives);
 
