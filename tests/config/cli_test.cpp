@@ -137,7 +137,6 @@ INSTANTIATE_TEST_SUITE_P(
                   "[2, 65536]"},
         // The gpu section (the queue mapping and engine size of the emulated backends).
         bad_input{{"--set", "gpu.queue_mapping=lane"}, "gpu.queue_mapping", "warp|thread"},
-        bad_input{{"--set", "gpu.queue_choice=random"}, "gpu.queue_choice", "fixed|shorter"},
         bad_input{{"--set", "gpu.engine_placement=spread"},
                   "gpu.engine_placement",
                   "scheduler|first-sms"},
@@ -634,8 +633,7 @@ TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
       bench,
       {"--set", "gpu.queue_mapping=thread", "--set", "gpu.engine_blocks=4", "--set",
        "gpu.engine_warps_per_block=8", "--set", "gpu.engine_handover=false", "--set",
-       "gpu.engine_placement=first-sms", "--set", "gpu.queue_access=shared", "--set",
-       "gpu.queue_choice=shorter", "--print-config"},
+       "gpu.engine_placement=first-sms", "--set", "gpu.queue_access=shared", "--print-config"},
       dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   const json printed = json::parse(r.out);
@@ -644,8 +642,7 @@ TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
                                   {"engine_warps_per_block", 8},
                                   {"engine_handover", false},
                                   {"engine_placement", "first-sms"},
-                                  {"queue_access", "shared"},
-                                  {"queue_choice", "shorter"}}));
+                                  {"queue_access", "shared"}}));
   run_config expected{};
   expected.gpu.queue_mapping = gpu_queue_mapping::thread;
   expected.gpu.engine_blocks = 4;
@@ -653,11 +650,9 @@ TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
   expected.gpu.engine_handover = false;
   expected.gpu.engine_placement = gpu_engine_placement::first_sms;
   expected.gpu.queue_access = gpu_queue_access::shared;
-  expected.gpu.queue_choice = gpu_queue_choice::shorter;
   EXPECT_EQ(parse_config(printed), expected);
   // The defaults: warp mapping, an automatically sized engine that hands queues over, placed by
-  // the block scheduler, a thread alone on its queue pair as its only user, and every thread on
-  // its mapped queue.
+  // the block scheduler, and a thread alone on its queue pair as its only user.
   r = run_tool(bench, {"--print-config"}, dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["gpu"], (json{{"queue_mapping", "warp"},
@@ -665,8 +660,7 @@ TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
                                              {"engine_warps_per_block", 0},
                                              {"engine_handover", true},
                                              {"engine_placement", "scheduler"},
-                                             {"queue_access", "auto"},
-                                             {"queue_choice", "fixed"}}));
+                                             {"queue_access", "auto"}}));
 }
 
 /// bamkit.ceilings of a real run: the keys every report carries (schema version 2), from `args`.

@@ -547,68 +547,51 @@ TEST(NbbGpu, QueueMappingByThreadOrByWarp) {
   EXPECT_NE(r.err.find("gpu.engine_blocks: 1 blocks of 8 warps"), std::string::npos) << r.err;
 }
 
-/// A run of 1,280 threads (40 warps) over 2 SSDs x 8 queues of 64 entries, `choice` as queue
-/// choice, mixed I/O, checked, in both protocols.
-json choice_run(const std::string& choice, temp_dir& dir) {
-  return run_report({"--backend", "emulated", "--ssds", "2", "--pairs", "8", "--depth", "64",
-                     "--threads", "1280", "--outstanding", "1", "--ios", "64000", "--op",
-                     "mixed", "--io-size", "512", "--set", "storage.media.size_bytes=16777216",
-                     "--set", "gpu.queue_choice=" + choice, "--verify", "--sweep",
-                     "storage.protocol=hardware,emulator"},
-                    dir);
-}
-
-TEST(NbbGpu, QueueChoiceMovesCommandsAndLosesNone) {
+// The report counts each SSD's commands on its queues: 1,280 threads (40 warps) over 2 SSDs x 8
+// queues, 50 I/Os a thread. By warp, warp w on SSD w % 2 and queue (w / 2) % 8: 20 warps an SSD,
+// queues 0-3 of each with three warps and 4-7 with two; by thread, 80 threads a queue.
+TEST(NbbGpu, ReportCountsEachQueuesCommands) {
   temp_dir dir;
-  // fixed: warp w on SSD w % 2, queue (w / 2) % 8: 20 warps an SSD, queues 0-3 of each take
-  // three warps' commands and queues 4-7 two (50 per thread).
-  const json fixed = choice_run("fixed", dir);
-  if (fixed.is_null()) GTEST_SKIP() << "no GPU";
-  ASSERT_EQ(fixed["jobs"].size(), 2u);
-  for (const json& job : fixed["jobs"]) {
-    expect_job_adds_up(job, job["bamkit"], 64000, 2);
-    EXPECT_EQ(job["bamkit"]["stats"]["queue_choice"].get<std::string>().rfind("fixed:", 0), 0u);
-    for (const json& ssd : job["bamkit"]["stats"]["ssds"]) {
-      EXPECT_EQ(ssd["queue_commands"], 32000u);
-      EXPECT_EQ(ssd["queue_commands_min"], 2u * 32 * 50);
-      EXPECT_EQ(ssd["queue_commands_max"], 3u * 32 * 50);
+  for (const std::string mapping : {"warp", "thread"}) {
+    const json doc = run_report({"--backend",
+                                 "emulated",
+                                 "--ssds",
+                                 "2",
+                                 "--pairs",
+                                 "8",
+                                 "--depth",
+                                 "64",
+                                 "--threads",
+                                 "1280",
+                                 "--outstanding",
+                                 "1",
+                                 "--ios",
+                                 "64000",
+                                 "--op",
+                                 "mixed",
+                                 "--io-size",
+                                 "512",
+                                 "--set",
+                                 "storage.media.size_bytes=16777216",
+                                 "--set",
+                                 "gpu.queue_mapping=" + mapping,
+                                 "--verify",
+                                 "--sweep",
+                                 "storage.protocol=hardware,emulator"},
+                                dir);
+    if (doc.is_null()) GTEST_SKIP() << "no GPU";
+    ASSERT_EQ(doc["jobs"].size(), 2u);
+    const std::uint64_t fewest = mapping == "warp" ? 2u * 32 * 50 : 80u * 50;
+    const std::uint64_t most = mapping == "warp" ? 3u * 32 * 50 : 80u * 50;
+    for (const json& job : doc["jobs"]) {
+      expect_job_adds_up(job, job["bamkit"], 64000, 2);
+      for (const json& ssd : job["bamkit"]["stats"]["ssds"]) {
+        EXPECT_EQ(ssd["queue_commands"], 32000u) << mapping;
+        EXPECT_EQ(ssd["queue_commands_min"], fewest) << mapping;
+        EXPECT_EQ(ssd["queue_commands_max"], most) << mapping;
+      }
     }
   }
-  // shorter: every command still on its SSD, once; every read checks; the warps left the
-  // queues of three.
-  const json shorter = choice_run("shorter", dir);
-  ASSERT_EQ(shorter["jobs"].size(), 2u);
-  for (const json& job : shorter["jobs"]) {
-    expect_job_adds_up(job, job["bamkit"], 64000, 2);
-    const json& st = job["bamkit"]["stats"];
-    EXPECT_EQ(job["bamkit"]["config"]["gpu"]["queue_choice"], "shorter");
-    EXPECT_EQ(st["queue_choice"].get<std::string>().rfind("shorter:", 0), 0u) << st["queue_choice"];
-    EXPECT_EQ(st["queue_access"].get<std::string>().rfind("shared:", 0), 0u);
-    EXPECT_EQ(st["per_ssd_ios"], (json{32000, 32000}));
-    std::uint64_t moved = 0;
-    for (const json& ssd : st["ssds"]) {
-      EXPECT_EQ(ssd["queue_commands"], 32000u);
-      moved += ssd["queue_commands_max"] != 3u * 32 * 50 || ssd["queue_commands_min"] != 2u * 32 * 50;
-    }
-    EXPECT_GT(moved, 0u) << "no command left its mapped queue";
-  }
-  // One thread: alone on its queue, it holds it (nothing to choose); more in flight a thread:
-  // refused, naming the key.
-  const json one = run_report({"--backend", "emulated", "--pairs", "4", "--threads", "1",
-                               "--outstanding", "1", "--ios", "100", "--set",
-                               "storage.media.size_bytes=16777216", "--set",
-                               "gpu.queue_choice=shorter"},
-                              dir);
-  EXPECT_EQ(one["bamkit"]["stats"]["queue_access"].get<std::string>().rfind("exclusive:", 0), 0u);
-  EXPECT_EQ(one["bamkit"]["stats"]["queue_choice"].get<std::string>().rfind("fixed:", 0), 0u);
-  const auto r = run_tool(bench,
-                          {"--backend", "emulated", "--pairs", "4", "--threads", "64",
-                           "--outstanding", "2", "--ios", "100", "--set",
-                           "storage.media.size_bytes=16777216", "--set", "gpu.queue_choice=shorter"},
-                          dir);
-  EXPECT_NE(r.rc, 0);
-  EXPECT_NE(r.err.find("gpu.queue_choice"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("outstanding"), std::string::npos) << r.err;
 }
 
 }  // namespace

@@ -43,7 +43,6 @@ bool alone_on_queues(const run_config& c) {
   // Sequential I/O goes to the SSD of its offset: a thread uses one queue only with one SSD.
   if (c.workload.pattern == io_pattern::sequential && ssds != 1) return false;
   if (threads <= 1) return true;
-  if (c.gpu.queue_choice != gpu_queue_choice::fixed) return false;  // threads move between queues
   if (c.gpu.queue_mapping == gpu_queue_mapping::warp) return false;
   return threads <= ssds * pairs;
 }
@@ -74,16 +73,6 @@ void gpu_backend_base::check_common(const run_config& c, const char* name) {
                        fmt::format("{} is not supported by backend \"{}\": each GPU thread keeps "
                                    "at most {} I/O in flight, allowed [1, {}]",
                                    c.workload.outstanding, name, most, most));
-  }
-  if (c.workload.outstanding > 1 && c.gpu.queue_choice != gpu_queue_choice::fixed) {
-    // The ID bound below holds for a fixed mapping only: threads that each hold several IDs
-    // while they choose their queues could gather on one queue and wait for IDs only they free.
-    throw config_error("gpu.queue_choice",
-                       fmt::format("\"{}\" needs workload.outstanding 1 (it is {}): a choice per "
-                                   "command of a thread that keeps several in flight could "
-                                   "gather more threads on a queue than its command IDs carry; "
-                                   "allowed fixed with outstanding > 1",
-                                   to_string(c.gpu.queue_choice), c.workload.outstanding));
   }
   if (c.workload.outstanding > 1) {
     // A thread holds the IDs of its commands until it has waited for all of them: the threads
@@ -144,7 +133,6 @@ gpu_io_params gpu_backend_base::params_of(const run_config& c, const run_hooks& 
   p.timeout_ns = command_timeout_ns(c);
   p.mapping = c.gpu.queue_mapping;
   p.exclusive = exclusive_queues(c);
-  p.choice = p.exclusive ? gpu_queue_choice::fixed : c.gpu.queue_choice;
   return p;
 }
 
@@ -331,11 +319,6 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
             "doorbell every half ring (bam::queue_hold; gpu.queue_access auto)"
           : "shared: BaM's queue protocol, for any number of threads per queue pair "
             "(queue_pair_ref::submit_and_wait)";
-  out.tool_stats["queue_choice"] =
-      p.choice == gpu_queue_choice::shorter
-          ? "shorter: each command goes to the queue its thread used last, or to a random other "
-            "queue of the same SSD when that holds fewer commands (gpu.queue_choice)"
-          : "fixed: each thread submits to its mapped queue (thread_mapping)";
   out.tool_stats.update(emu::gpu::engine_report(drives));
   out.tool_stats["gpu_timer_rate"] = drives.timer_rate();
   return out;

@@ -10,11 +10,9 @@
 
 #include "bam/detail/clock.hpp"
 #include "bam/detail/cuda.hpp"
-#include "bam/detail/hash.hpp"
 #include "bam/harness/data_pattern.hpp"
 #include "bam/nvme/prp.hpp"
 #include "bam/queue/block_io.hpp"
-#include "bam/queue/queue_choice.hpp"
 #include "bam/queue/read_ordering.hpp"
 #include "gpu_io.hpp"
 
@@ -280,12 +278,9 @@ __device__ auto hold_of(const QueueSet& v, std::uint32_t ssd, std::uint32_t queu
 // (H200, docs/gpu-engine.md, "Holders in registers").
 /// `Use`: exclusive where every thread is its queue pair's only user (gpu_io_params::exclusive:
 /// it holds its queue, queue_hold), a kernel of its own so that the shared protocol's kernel
-/// keeps its code. `Choice` (shared only): gpu.queue_choice, a kernel of its own for the same
-/// reason.
-template <class QueueSet, queue_use Use, gpu_queue_choice Choice = gpu_queue_choice::fixed>
+/// keeps its code.
+template <class QueueSet, queue_use Use>
 __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, kernel_args a) {
-  static_assert(Use == queue_use::shared || Choice == gpu_queue_choice::fixed,
-                "a thread that holds its queue keeps it");
   __shared__ alignas(16) unsigned char raw[sizeof(block_state)];
   block_state& s = *reinterpret_cast<block_state*>(raw);
   block_begin(s, a);
@@ -308,7 +303,7 @@ __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, 
           prp);
     }
     const std::uint32_t unit = a.mapping == gpu_queue_mapping::thread ? t : t / 32;
-    std::uint32_t queue = (unit / v.ssds()) % v.queues_per_ssd();
+    const std::uint32_t queue = (unit / v.ssds()) % v.queues_per_ssd();
     const std::uint64_t lba_size = std::uint64_t{1} << v.lba_shift();
     const auto nlb = static_cast<std::uint32_t>(bytes >> v.lba_shift());
     io_stream stream(a.w, t);
@@ -323,10 +318,6 @@ __global__ void __launch_bounds__(block_threads, 1) emulated_kernel(QueueSet v, 
       const io_request r = stream.next(i);
       const std::uint32_t ssd = a.w.sequential ? r.ssd : unit % v.ssds();
       const std::uint64_t lba = r.offset >> v.lba_shift();
-      // The lanes of a warp that share a unit draw the same other queue: their loads coalesce,
-      // and they stay together as long as they read the same counts.
-      if constexpr (Choice == gpu_queue_choice::shorter)
-        queue = shorter_queue(v, ssd, queue, mix64(std::uint64_t{unit} << 40 ^ i));
       if (!r.read && a.verify) fill_pattern(buf, lba_size, pattern_seed, ssd, lba, nlb);
       const std::uint64_t t0 = now_ns();
       nvme::completion c{};
@@ -559,15 +550,8 @@ struct gpu_io_runner::impl {
     cuda_check(cudaEventRecord(begin, stream), "record");
     if (p.exclusive && p.outstanding != 1)
       throw std::logic_error("gpu_io_runner: a held queue carries one command at a time");
-    constexpr auto shorter = gpu_queue_choice::shorter;
-    if (p.choice == shorter && (p.exclusive || p.outstanding != 1))
-      throw std::logic_error("gpu_io_runner: a queue choice per command needs the shared "
-                             "protocol and one command at a time");
     if (p.exclusive)
       emulated_kernel<QueueSet, queue_use::exclusive>
-          <<<grid, block_threads, 0, stream>>>(drives, a);
-    else if (p.choice == shorter)
-      emulated_kernel<QueueSet, queue_use::shared, shorter>
           <<<grid, block_threads, 0, stream>>>(drives, a);
     else
       emulated_kernel<QueueSet, queue_use::shared><<<grid, block_threads, 0, stream>>>(drives, a);
@@ -667,11 +651,6 @@ void gpu_io_runner::preload() {
   cuda_check(preload_kernel(emulated_kernel<hardware_drives_ref, queue_use::exclusive>),
              "preload emulated_kernel");
   cuda_check(preload_kernel(emulated_kernel<drives_ref, queue_use::exclusive>),
-             "preload emulated_kernel");
-  constexpr auto shorter = gpu_queue_choice::shorter;
-  cuda_check(preload_kernel(emulated_kernel<hardware_drives_ref, queue_use::shared, shorter>),
-             "preload emulated_kernel");
-  cuda_check(preload_kernel(emulated_kernel<drives_ref, queue_use::shared, shorter>),
              "preload emulated_kernel");
   cuda_check(preload_kernel(zerocopy_kernel), "preload zerocopy_kernel");
 }

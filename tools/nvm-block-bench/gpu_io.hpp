@@ -40,9 +40,6 @@ struct gpu_io_params {
   /// mapped to it): it holds its queue pair (bam::queue_hold) and submits without the shared
   /// protocol (gpu.queue_access auto; gpu_backend_base::params_of decides).
   bool exclusive = false;
-  /// emulated, threads in the shared protocol with one command at a time: which of its SSD's
-  /// queues a thread submits each command to (gpu.queue_choice)
-  gpu_queue_choice choice = gpu_queue_choice::fixed;
 };
 
 /// The most commands one GPU thread of the emulated backend keeps in flight.

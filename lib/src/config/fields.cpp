@@ -30,7 +30,6 @@ constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
 constexpr std::array<const char*, 2> engine_placement_names = {"scheduler", "first-sms"};
 constexpr std::array<const char*, 2> queue_access_names = {"auto", "shared"};
-constexpr std::array<const char*, 2> queue_choice_names = {"fixed", "shorter"};
 constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
 constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};        // cache errors
 constexpr std::array<const char*, 3> taxi_impl_names = {"bam", "tiled", "both"};  // taxi
@@ -68,9 +67,6 @@ const char* to_string(gpu_engine_placement p) {
 }
 const char* to_string(gpu_queue_access a) {
   return queue_access_names[static_cast<std::size_t>(a)];
-}
-const char* to_string(gpu_queue_choice c) {
-  return queue_choice_names[static_cast<std::size_t>(c)];
 }
 const char* to_string(storage_protocol p) {
   return protocol_names[static_cast<std::size_t>(p)];
@@ -725,13 +721,6 @@ std::vector<field> fields_of(run_config& c) {
                          "ticket, locks and batches: docs/gpu-engine.md, \"A queue pair to "
                          "itself\"; every other one as shared) or shared (BaM's protocol for "
                          "every thread)"));
-  f.push_back(enum_field("gpu.queue_choice", g.queue_choice, queue_choice_names,
-                         "emulated backend, threads in BaM's shared protocol: which of its SSD's "
-                         "queues a thread submits each command to: fixed (its mapped queue, "
-                         "gpu.queue_mapping) or shorter (the queue it used last, or a random "
-                         "other queue of the same SSD when that holds fewer commands; needs "
-                         "workload.outstanding 1; docs/gpu-engine.md, \"The client's choice of "
-                         "queue\")"));
   add_taxi_fields(f, c.taxi);  // taxi (issue 16)
   // graph: the graph applications bfs and cc (issue 15).
   graph_config& gr = c.graph;

@@ -167,14 +167,6 @@ enum class gpu_queue_access {
   shared,     ///< every thread through BaM's shared protocol (queue_pair_ref::submit_and_wait)
 };
 
-/// Which of its SSD's queues a GPU client thread of nvm-block-bench's `emulated` backend submits
-/// each command to (BaM's shared protocol only: a thread that holds its queue keeps it).
-enum class gpu_queue_choice {
-  fixed,    ///< always its mapped queue (gpu.queue_mapping)
-  shorter,  ///< the one it used last, or a random other queue of the same SSD when that holds
-            ///< fewer commands (queue_pair_ref::held): the power of two choices, with memory
-};
-
 /// Where the `emulated` backends' engine blocks run (emu::gpu::drives_config::
 /// engine_on_first_sms).
 enum class gpu_engine_placement {
@@ -192,7 +184,6 @@ struct gpu_config {
   bool engine_handover = true;
   gpu_engine_placement engine_placement = gpu_engine_placement::scheduler;
   gpu_queue_access queue_access = gpu_queue_access::automatic;
-  gpu_queue_choice queue_choice = gpu_queue_choice::fixed;
   bool operator==(const gpu_config&) const = default;
 };
 
@@ -272,7 +263,6 @@ const char* to_string(cache_bench_layout l);
 const char* to_string(gpu_queue_mapping m);
 const char* to_string(gpu_engine_placement p);
 const char* to_string(gpu_queue_access a);
-const char* to_string(gpu_queue_choice c);
 const char* to_string(storage_protocol p);
 const char* to_string(cache_error_mode m);
 const char* to_string(taxi_impl i);          // taxi (issue 16)

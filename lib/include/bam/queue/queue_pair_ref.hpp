@@ -166,14 +166,6 @@ class queue_pair_ref {
     return (state.load(acquire) & box_ready) != 0;
   }
 
-  /// Commands the queue holds: tickets taken past the CQ head (in a submission, with the
-  /// controller, or posted and not yet passed). A hint for choosing among queues and sizing a
-  /// waiter's sleep: the two words are read relaxed, in no set order, so a head read past the
-  /// ticket read wraps to a huge count, which reads as a full queue.
-  BAM_HD std::uint64_t held() const {
-    return ref_t<std::uint64_t>(p_.counters->sq_ticket).load(relaxed) - position_of(head_word());
-  }
-
   /// True once the queue was failed: every later submission and wait returns
   /// sc::host_queue_failed at once, until the owner resets the queue.
   BAM_HD bool failed() const {
@@ -341,7 +333,12 @@ class queue_pair_ref {
     // to 2 us, and a busy queue's waiters poll as before. Only where registers are spare (the
     // narrow batches' kernels keep their own state); the host's back-off takes no ceiling.
 #if BAM_DEVICE_CODE
-    backoff bo(sleep_cap(alone ? 1 : B.spare ? held() : ~std::uint64_t{0}));
+    const std::uint64_t held =
+        alone ? 1
+        : B.spare
+            ? ref_t<std::uint64_t>(p_.counters->sq_ticket).load(relaxed) - position_of(head_word())
+            : ~std::uint64_t{0};
+    backoff bo(sleep_cap(held));
 #else
     backoff bo;
 #endif
