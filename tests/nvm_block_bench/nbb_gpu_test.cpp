@@ -547,16 +547,24 @@ TEST(NbbGpu, QueueMappingByThreadOrByWarp) {
   EXPECT_NE(r.err.find("gpu.engine_blocks: 1 blocks of 8 warps"), std::string::npos) << r.err;
 }
 
-// The report counts each SSD's commands on its queues: 1,280 threads (40 warps) over 2 SSDs x 8
-// queues, 50 I/Os a thread. By warp, warp w on SSD w % 2 and queue (w / 2) % 8: 20 warps an SSD,
-// queues 0-3 of each with three warps and 4-7 with two; by thread, 80 threads a queue.
+// The report counts each SSD's commands on its queues: 1,280 threads (40 warps) over 3 SSDs x 8
+// queues, 50 I/Os a thread. By warp, warp w on SSD w % 3 and queue (w / 3) % 8: SSD 0 has 14
+// warps (queues 0-5 two, 6-7 one), SSDs 1 and 2 have 13 (queues 0-4 two, 5-7 one). By thread,
+// thread t on SSD t % 3 and queue (t / 3) % 8: SSDs 0 and 1 have 427 threads (queues 0-2 54,
+// the others 53), SSD 2 426 (queues 0-1 54).
 TEST(NbbGpu, ReportCountsEachQueuesCommands) {
   temp_dir dir;
-  for (const std::string mapping : {"warp", "thread"}) {
+  struct expected {
+    std::string mapping;
+    json totals;
+    std::uint64_t fewest, most;
+  };
+  for (const expected& e : {expected{"warp", {22400, 20800, 20800}, 32u * 50, 2u * 32 * 50},
+                            expected{"thread", {21350, 21350, 21300}, 53u * 50, 54u * 50}}) {
     const json doc = run_report({"--backend",
                                  "emulated",
                                  "--ssds",
-                                 "2",
+                                 "3",
                                  "--pairs",
                                  "8",
                                  "--depth",
@@ -574,21 +582,22 @@ TEST(NbbGpu, ReportCountsEachQueuesCommands) {
                                  "--set",
                                  "storage.media.size_bytes=16777216",
                                  "--set",
-                                 "gpu.queue_mapping=" + mapping,
+                                 "gpu.queue_mapping=" + e.mapping,
                                  "--verify",
                                  "--sweep",
                                  "storage.protocol=hardware,emulator"},
                                 dir);
     if (doc.is_null()) GTEST_SKIP() << "no GPU";
     ASSERT_EQ(doc["jobs"].size(), 2u);
-    const std::uint64_t fewest = mapping == "warp" ? 2u * 32 * 50 : 80u * 50;
-    const std::uint64_t most = mapping == "warp" ? 3u * 32 * 50 : 80u * 50;
     for (const json& job : doc["jobs"]) {
-      expect_job_adds_up(job, job["bamkit"], 64000, 2);
-      for (const json& ssd : job["bamkit"]["stats"]["ssds"]) {
-        EXPECT_EQ(ssd["queue_commands"], 32000u) << mapping;
-        EXPECT_EQ(ssd["queue_commands_min"], fewest) << mapping;
-        EXPECT_EQ(ssd["queue_commands_max"], most) << mapping;
+      expect_job_adds_up(job, job["bamkit"], 64000, 3);
+      const json& ssds = job["bamkit"]["stats"]["ssds"];
+      ASSERT_EQ(ssds.size(), 3u);
+      EXPECT_EQ(job["bamkit"]["stats"]["per_ssd_ios"], e.totals) << e.mapping;
+      for (std::size_t i = 0; i < 3; ++i) {
+        EXPECT_EQ(ssds[i]["queue_commands"], e.totals[i]) << e.mapping << " SSD " << i;
+        EXPECT_EQ(ssds[i]["queue_commands_min"], e.fewest) << e.mapping << " SSD " << i;
+        EXPECT_EQ(ssds[i]["queue_commands_max"], e.most) << e.mapping << " SSD " << i;
       }
     }
   }

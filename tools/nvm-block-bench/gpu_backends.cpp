@@ -289,7 +289,7 @@ run_result emulated_backend::run(const run_config& c, const run_hooks& hooks) {
                       {"sq_doorbell_writes", q[i].sq_doorbell_writes},
                       {"cq_doorbell_writes", q[i].cq_doorbell_writes},
                       {"timeouts", q[i].timeouts},
-                      {"queue_commands", q[i].commands},
+                      {"queue_commands", q[i].queue_commands},
                       {"queue_commands_min", q[i].queue_commands_min},
                       {"queue_commands_max", q[i].queue_commands_max}});
     sq += q[i].sq_doorbell_writes;

@@ -463,7 +463,7 @@ std::vector<queue_totals> read_queue_totals(const queue_set_params& v) {
     o.cq_doorbell_writes += c.cq_doorbell_writes;
     o.timeouts += c.timeouts;
     o.late_completions += c.late_completions;
-    o.commands += c.sq_ticket;
+    o.queue_commands += c.sq_ticket;
     o.queue_commands_min = std::min(o.queue_commands_min, c.sq_ticket);
     o.queue_commands_max = std::max(o.queue_commands_max, c.sq_ticket);
   }

@@ -111,9 +111,9 @@ std::byte* device_pointer(std::byte* pinned);
 /// whatever the protocol.
 struct queue_totals {
   std::uint64_t sq_doorbell_writes = 0, cq_doorbell_writes = 0, timeouts = 0, late_completions = 0;
-  /// Commands submitted to the SSD's queues (their SQ tickets): in all, and on the queue that took
-  /// the fewest and the most.
-  std::uint64_t commands = 0, queue_commands_min = ~std::uint64_t{0}, queue_commands_max = 0;
+  /// SQ tickets taken on the SSD's queues (one a submission, also one that found the queue failed
+  /// or stalled): in all, and on the queue with the fewest and the most.
+  std::uint64_t queue_commands = 0, queue_commands_min = ~std::uint64_t{0}, queue_commands_max = 0;
 };
 std::vector<queue_totals> read_queue_totals(const queue_set_params& drives);
 
