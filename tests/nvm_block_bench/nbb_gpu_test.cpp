@@ -43,6 +43,17 @@ json run_report(std::vector<std::string> args, temp_dir& dir, int expect_rc = 0)
   return json::parse(test::read_file(dir / "r.json"));
 }
 
+/// run_report of a checked run of mixed 512 B I/O on the emulated backend, one command a thread,
+/// over 16 MiB of media an SSD, in both protocols (two jobs), with `args` (SSDs, queues, threads,
+/// I/Os, ...) before those.
+json mixed_run_both_protocols(std::vector<std::string> args, temp_dir& dir) {
+  args.insert(args.begin(), {"--backend", "emulated", "--outstanding", "1"});
+  args.insert(args.end(),
+              {"--op", "mixed", "--io-size", "512", "--set", "storage.media.size_bytes=16777216",
+               "--verify", "--sweep", "storage.protocol=hardware,emulator"});
+  return run_report(std::move(args), dir);
+}
+
 void expect_job_adds_up(const json& job, const json& bamkit, std::uint64_t ios,
                         std::uint32_t ssds) {
   const std::uint64_t reads = job["read"]["total_ios"], writes = job["write"]["total_ios"];
@@ -125,14 +136,8 @@ TEST(NbbGpu, EmulatedLargeSequentialIosUsePrpLists) {
 
 TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
   temp_dir dir;
-  const json doc = run_report({"--backend", "emulated", "--ssds",
-                               "2",         "--pairs",  "128",
-                               "--threads", "8192",     "--outstanding",
-                               "1",         "--ios",    "100000",
-                               "--op",      "mixed",    "--io-size",
-                               "512",       "--set",    "storage.media.size_bytes=16777216",
-                               "--verify",  "--sweep",  "storage.protocol=hardware,emulator"},
-                              dir);
+  const json doc = mixed_run_both_protocols(
+      {"--ssds", "2", "--pairs", "128", "--threads", "8192", "--ios", "100000"}, dir);
   if (doc.is_null()) GTEST_SKIP() << "no GPU";
   ASSERT_EQ(doc["jobs"].size(), 2u);
   for (const std::string protocol : {"hardware", "emulator"}) {
@@ -420,34 +425,10 @@ TEST(NbbGpu, ThreadsAloneOnTheirQueuesSubmitAsTheirOnlyUser) {
   temp_dir dir;
   for (const std::string access : {"auto", "shared"}) {
     SCOPED_TRACE(access);
-    const json doc = run_report({"--backend",
-                                 "emulated",
-                                 "--ssds",
-                                 "2",
-                                 "--pairs",
-                                 "64",
-                                 "--depth",
-                                 "256",
-                                 "--threads",
-                                 "128",
-                                 "--outstanding",
-                                 "1",
-                                 "--ios",
-                                 "20000",
-                                 "--op",
-                                 "mixed",
-                                 "--io-size",
-                                 "512",
-                                 "--set",
-                                 "storage.media.size_bytes=16777216",
-                                 "--set",
-                                 "gpu.queue_mapping=thread",
-                                 "--set",
-                                 "gpu.queue_access=" + access,
-                                 "--verify",
-                                 "--sweep",
-                                 "storage.protocol=hardware,emulator"},
-                                dir);
+    const json doc = mixed_run_both_protocols(
+        {"--ssds", "2", "--pairs", "64", "--depth", "256", "--threads", "128", "--ios", "20000",
+         "--set", "gpu.queue_mapping=thread", "--set", "gpu.queue_access=" + access},
+        dir);
     if (doc.is_null()) GTEST_SKIP() << "no GPU";
     ASSERT_EQ(doc["jobs"].size(), 2u);
     for (const json& job : doc["jobs"]) {
@@ -561,32 +542,10 @@ TEST(NbbGpu, ReportCountsEachQueuesCommands) {
   };
   for (const expected& e : {expected{"warp", {22400, 20800, 20800}, 32u * 50, 2u * 32 * 50},
                             expected{"thread", {21350, 21350, 21300}, 53u * 50, 54u * 50}}) {
-    const json doc = run_report({"--backend",
-                                 "emulated",
-                                 "--ssds",
-                                 "3",
-                                 "--pairs",
-                                 "8",
-                                 "--depth",
-                                 "64",
-                                 "--threads",
-                                 "1280",
-                                 "--outstanding",
-                                 "1",
-                                 "--ios",
-                                 "64000",
-                                 "--op",
-                                 "mixed",
-                                 "--io-size",
-                                 "512",
-                                 "--set",
-                                 "storage.media.size_bytes=16777216",
-                                 "--set",
-                                 "gpu.queue_mapping=" + e.mapping,
-                                 "--verify",
-                                 "--sweep",
-                                 "storage.protocol=hardware,emulator"},
-                                dir);
+    const json doc = mixed_run_both_protocols(
+        {"--ssds", "3", "--pairs", "8", "--depth", "64", "--threads", "1280", "--ios", "64000",
+         "--set", "gpu.queue_mapping=" + e.mapping},
+        dir);
     if (doc.is_null()) GTEST_SKIP() << "no GPU";
     ASSERT_EQ(doc["jobs"].size(), 2u);
     for (const json& job : doc["jobs"]) {
