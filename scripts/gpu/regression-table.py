@@ -2,7 +2,10 @@
 """The table of scripts/gpu/regression-points.sh: per point, each build's rate (the median of the
 medians of its rounds, each round's process a median of 3 runs) with the spread over every run,
 the new/old ratio, each build's mean latency (the median over its rounds: at QD1 the figure of
-merit) and the ceilings the same process measured. Points outside UNITS (the table_ and f4_
+merit) and the ceilings the same process measured. Where a process measured a direct-read ceiling
+at the job's I/O size, each build's rate over it (the median over its rounds, each process's rate
+over its own ceiling): the ceiling moves from process to process (over 10 GiB by up to 5 %), and
+a point's rate with it, so two builds compare by that share where they have it. Points outside UNITS (the table_ and f4_
 points) are given in M IOPS, after UNITS' in name order. The applications' points give their own
 figure: taxi-query's bam rows per second, bfs' TEPS, cc's edges scanned per second (its steps vary
 from run to run); the other runs' by their I/O rates. A report of several jobs
@@ -98,6 +101,15 @@ def rate(point, cfg, b):
     return b["iops"] / 1e6, [r / 1e6 for r in runs]
 
 
+def of_ceiling(doc, cfg, b):
+    """The job's I/O rate over the direct-read ceiling its process measured at its I/O size; None
+    without one."""
+    c = reports.ceilings(doc, b)
+    if not c or not c.get("direct_reads_per_s") or c.get("io_size") != cfg["workload"]["io_size"]:
+        return None
+    return b["iops"] / c["direct_reads_per_s"]
+
+
 def points_in(out):
     """The points whose reports are in `out` (<point>_<old|new>_<round>.json), UNITS' first."""
     found = {m.group(1) for f in out.glob("*.json")
@@ -115,12 +127,13 @@ def build_rows(out, point, unit):
             commit = reports.provenance(f, doc)["commit"]
             for name, (cfg, job, b) in zip(job_names(point, doc), reports.jobs(doc)):
                 row = rows.setdefault(name, {"point": name, "unit": unit})
-                acc = row.setdefault(build, {"medians": [], "every": [], "lat": [],
+                acc = row.setdefault(build, {"medians": [], "every": [], "lat": [], "shares": [],
                                              "ceilings": None, "commit": commit})
                 m, runs = rate(point, cfg, b)
                 acc["medians"].append(m)
                 acc["every"] += runs
                 acc["lat"].append(mean_latency_us(job))
+                acc["shares"].append(of_ceiling(doc, cfg, b))
                 acc["ceilings"] = acc["ceilings"] or reports.ceilings(doc, b)
     for row in rows.values():
         for build in ("old", "new"):
@@ -131,6 +144,8 @@ def build_rows(out, point, unit):
                               "runs": len(a["every"]),
                               "mean_latency_us": (statistics.median(a["lat"])
                                                   if None not in a["lat"] else None),
+                              "of_ceiling": (statistics.median(a["shares"])
+                                             if None not in a["shares"] else None),
                               "commit": a["commit"], "ceilings": a["ceilings"]}
         if "old" in row and "new" in row:
             row["new_over_old"] = row["new"]["median"] / row["old"]["median"]
@@ -141,8 +156,8 @@ def main():
     out = Path(sys.argv[1])
     rows = [row for point, unit in points_in(out) for row in build_rows(out, point, unit)]
     print("| point | unit | old: median (min-max) | new: median (min-max) | new/old "
-          "| mean latency, us: old / new |")
-    print("|---|---|---|---|---|---|")
+          "| of the ceiling: old / new | mean latency, us: old / new |")
+    print("|---|---|---|---|---|---|---|")
     num = lambda v: f"{v:.2f}" if v >= 1 else f"{v:.4g}"  # QD1's rates are under 1 M
     for r in rows:
         cell = lambda b: (f"{num(r[b]['median'])} ({num(r[b]['min'])}-{num(r[b]['max'])})"
@@ -151,7 +166,11 @@ def main():
         lat = " / ".join(f"{r[b]['mean_latency_us']:.2f}"
                          if b in r and r[b]["mean_latency_us"] is not None else "-"
                          for b in ("old", "new"))
-        print(f"| {r['point']} | {r['unit']} | {cell('old')} | {cell('new')} | {ratio} | {lat} |")
+        share = " / ".join(f"{r[b]['of_ceiling']:.3f}"
+                           if b in r and r[b]["of_ceiling"] is not None else "-"
+                           for b in ("old", "new"))
+        print(f"| {r['point']} | {r['unit']} | {cell('old')} | {cell('new')} | {ratio} | {share} "
+              f"| {lat} |")
     if "--json" in sys.argv:
         Path(sys.argv[sys.argv.index("--json") + 1]).write_text(json.dumps(rows, indent=1) + "\n")
 

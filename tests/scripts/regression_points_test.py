@@ -4,7 +4,8 @@ by point (old first in odd rounds, new first in even ones), a table_ point runs 
 io-path-table.sh's arguments in TABLE_PROTOCOL, an f4_ point Figure 4's job from the repository's
 configs, and an unknown point is named once and fails the run without stopping the others. Then
 scripts/gpu/regression-table.py on measured reports named as such points and as one of its own:
-its own first, the others in M IOPS with the new/old ratio, rates under 1 M to four digits; the
+its own first, the others in M IOPS with the new/old ratio, rates under 1 M to four digits, each
+build's rate over its own processes' direct-read ceilings where they measured one; the
 applications' points (taxi_q0q5, bfs_kron, cc_kron) make their data once with the new build's
 bam-data, fail the run without it, and give their own figure (rows/s, TEPS, cc's edges scanned
 per second), a sweep's jobs named by what they differ in."""
@@ -191,6 +192,23 @@ class RegressionPoints(TempDirTest):
         self.assertEqual(rows[0]["unit"], "M IOPS")
         self.assertAlmostEqual(rows[0]["old"]["median"], iops[0] / 1e6, places=6)
         self.assertAlmostEqual(rows[0]["new_over_old"], iops[1] / iops[0], places=9)
+
+    def test_the_table_gives_each_builds_rate_over_its_own_processes_ceiling(self):
+        # Two processes of the old build with different ceilings, one of the new; QD1 has none.
+        md, rows = self.table({"table_optane10_1g_old_1.json": "optane10_1g.json",
+                               "table_optane10_1g_old_2.json": "ideal_512_1g.json",
+                               "table_optane10_1g_new_1.json": "ideal_512_4g.json",
+                               "table_qd1_null_old_1.json": "qd1_null.json"})
+        share = {}
+        for f in ("optane10_1g.json", "ideal_512_1g.json", "ideal_512_4g.json"):
+            job = json.loads((OLD_REPORTS / f).read_text())["jobs"][0]["bamkit"]
+            share[f] = job["iops"] / job["ceilings"]["direct_reads_per_s"]
+        old = (share["optane10_1g.json"] + share["ideal_512_1g.json"]) / 2  # median of two
+        self.assertAlmostEqual(rows[0]["old"]["of_ceiling"], old, places=9)
+        self.assertAlmostEqual(rows[0]["new"]["of_ceiling"], share["ideal_512_4g.json"], places=9)
+        self.assertIn(f"| {old:.3f} / {share['ideal_512_4g.json']:.3f} |", md)
+        self.assertIsNone(rows[1]["old"]["of_ceiling"])  # no ceiling measured
+        self.assertIn("| - / - |", md)
 
     def test_a_report_of_several_jobs_gives_a_row_per_job_with_its_mean_latency(self):
         md, rows = self.table({"table_oneqp_null_old_1.json": "oneqp_null.json",
