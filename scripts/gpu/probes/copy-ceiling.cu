@@ -22,20 +22,41 @@
 // blocks of W warps (the engine: 16 x 16). One line per point: scheme, grid, footprint, M
 // blocks/s (median of repeats, min-max) and the blocks an SM holds; a point that cannot run
 // (more shared memory than a block may have; bulk past 256 warps or 512 B blocks) says "skipped".
+//
+//   ./copy-ceiling beside [repeats=3] [kind[:MiB[:sleep ns]] ...]
+//
+// Beside mode: does the rest of the GPU's memory traffic slow the engine's host reads? The
+// engine's scheme (async 8 x 1, 512 B blocks) on 16 blocks x 16 warps, each block alone on its SM
+// (120 KiB of shared memory a block), over 10 x 1 GiB and 1 GiB: alone, and beside a kernel that
+// fills every other SM with 256 client-like threads (one block an SM, held there by 200 KiB of
+// shared memory) until the copies are done. Each thread of it, between sleeps (64 ns unless the
+// spec says): `idle` nothing; `poll` a relaxed device-scope load of a random word of MiB of GPU
+// memory (the emulator protocol's completion polls); `poll-sys` an acquire system-scope load (the
+// hardware protocol's); `atomic` an atomicAdd on a random word; `store` a relaxed store. The
+// default specs: none idle poll:128 poll-sys:128 atomic:0.15625 (40,960 words: the tickets and
+// locks of 1,280 queues) none. One line per spec and footprint: M blocks/s (median of repeats,
+// min-max), the SMs each kernel ran on and whether they overlap, and the kernel beside's
+// accesses per second (idle: its turns).
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
+#include <cuda/atomic>
 #include <cuda/ptx>
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "bam/detail/clock.hpp"
 #include "bam/detail/hash.hpp"
+#include "bam/detail/sm_id.hpp"
 
 #define CK(x)                                                                                 \
   do {                                                                                        \
@@ -181,7 +202,194 @@ struct scheme {
   int bulk = 0;  ///< bulk copies: s blocks a stage (shared memory: s x block bytes x p a warp)
 };
 
+// ---- beside mode ----------------------------------------------------------------------------
+
+enum class beside_kind : int { none, idle, poll, poll_sys, atomic, store };
+
+/// Client-like traffic on every SM it lands on, until `for_ns` after its block starts: see the
+/// header. Records its blocks' SMs and counts its accesses.
+__global__ void beside(beside_kind kind, std::uint32_t* words, std::uint64_t n_words,
+                       std::uint32_t sleep_ns, std::uint64_t for_ns, std::uint32_t* sms,
+                       unsigned long long* accesses) {
+  if (threadIdx.x == 0) sms[blockIdx.x] = bam::detail::sm_id();
+  const std::uint64_t until = bam::now_ns() + for_ns;
+  const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  std::uint64_t i = 0;
+  std::uint32_t sum = 0;
+  while (bam::now_ns() < until) {
+    for (int k = 0; k < 64; ++k, ++i) {
+      const std::uint64_t h = bam::mix64((t << 32) ^ i);
+      switch (kind) {
+        case beside_kind::poll:
+          sum += cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[h % n_words])
+                     .load(cuda::memory_order_relaxed);
+          break;
+        case beside_kind::poll_sys:
+          sum += cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(words[h % n_words])
+                     .load(cuda::memory_order_acquire);
+          break;
+        case beside_kind::atomic:
+          atomicAdd(words + h % n_words, 1u);
+          break;
+        case beside_kind::store:
+          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[h % n_words])
+              .store(static_cast<std::uint32_t>(i), cuda::memory_order_relaxed);
+          break;
+        default:
+          break;
+      }
+      __nanosleep(sleep_ns);
+    }
+  }
+  if (sum == 0x9e3779b9u) words[0] = sum;  // keeps the loads
+  atomicAdd(accesses, static_cast<unsigned long long>(i));
+}
+
+/// The copies' blocks' SMs (one block an SM by its shared memory, as in the timed runs).
+__global__ void where_copies_run(std::uint32_t* sms) {
+  extern __shared__ uint4 unused[];
+  if (threadIdx.x == 0) sms[blockIdx.x] = bam::detail::sm_id();
+}
+
+int run_beside(int repeats, std::vector<std::string> specs) {
+  constexpr std::uint64_t gib = 1ull << 30, block = 512;
+  constexpr std::uint32_t words = block / 16, copy_blocks = 16, copy_warps = 16;
+  constexpr std::size_t copy_shared = 120 * 1024, beside_shared = 200 * 1024;
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const auto beside_blocks = static_cast<std::uint32_t>(sms) - copy_blocks;
+  std::printf("# beside mode: %s, %d SMs; async8x1 on %u x %u beside %u blocks x 256 threads\n",
+              prop.name, sms, copy_blocks, copy_warps, beside_blocks);
+  std::vector<span> ten;
+  for (int i = 0; i < 10; ++i) {
+    void* h = nullptr;
+    CK(cudaHostAlloc(&h, gib, cudaHostAllocMapped | cudaHostAllocPortable));
+    std::memset(h, 0x3c + i, gib);
+    void* d = nullptr;
+    CK(cudaHostGetDevicePointer(&d, h, 0));
+    ten.push_back({static_cast<const uint4*>(d), gib / block});
+  }
+  span* d_spans = nullptr;
+  CK(cudaMalloc(&d_spans, 10 * sizeof(span)));
+  struct beside_spec {
+    std::string name;
+    beside_kind kind;
+    std::uint64_t n_words;
+    std::uint32_t sleep_ns;
+  };
+  const std::vector<std::pair<const char*, beside_kind>> names = {
+      {"none", beside_kind::none},     {"idle", beside_kind::idle},
+      {"poll", beside_kind::poll},     {"poll-sys", beside_kind::poll_sys},
+      {"atomic", beside_kind::atomic}, {"store", beside_kind::store}};
+  if (specs.empty())
+    specs = {"none", "idle", "poll:128:64", "poll-sys:128:64", "atomic:0.15625:64", "none"};
+  std::vector<beside_spec> kinds;
+  std::uint64_t max_words = 1;
+  for (const std::string& sp : specs) {  // kind[:MiB[:sleep ns]]
+    const auto c1 = sp.find(':'), c2 = sp.find(':', c1 == std::string::npos ? c1 : c1 + 1);
+    const std::string k = sp.substr(0, c1);
+    const double mib =
+        c1 == std::string::npos ? 1.0 : std::atof(sp.substr(c1 + 1, c2 - c1 - 1).c_str());
+    const int sleep = c2 == std::string::npos ? 64 : std::atoi(sp.substr(c2 + 1).c_str());
+    const auto it =
+        std::find_if(names.begin(), names.end(), [&](const auto& n) { return k == n.first; });
+    if (it == names.end() || mib <= 0 || mib > 4096 || sleep < 0) {
+      std::fprintf(stderr,
+                   "beside: bad spec '%s' (kind[:MiB[:sleep ns]], kinds none idle poll "
+                   "poll-sys atomic store)\n",
+                   sp.c_str());
+      return 2;
+    }
+    const auto n = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(mib * 1024 * 1024 / 4));
+    kinds.push_back({sp, it->second, n, static_cast<std::uint32_t>(sleep)});
+    max_words = std::max(max_words, n);
+  }
+  const std::uint64_t n_words = max_words;
+  std::uint32_t *d_words = nullptr, *d_sms = nullptr;
+  unsigned long long* d_accesses = nullptr;
+  CK(cudaMalloc(&d_words, n_words * 4));
+  CK(cudaMemset(d_words, 0, n_words * 4));
+  CK(cudaMalloc(&d_sms, 2 * static_cast<std::size_t>(sms) * 4));
+  CK(cudaMalloc(&d_accesses, sizeof(unsigned long long)));
+  uint4* scratch = nullptr;
+  CK(cudaMalloc(&scratch, std::size_t{copy_blocks} * copy_warps * 32 * 8 * 16));
+  kernel_fn copy = async_copy<8, 1>;
+  CK(cudaFuncSetAttribute(copy, cudaFuncAttributeMaxDynamicSharedMemorySize, copy_shared));
+  CK(cudaFuncSetAttribute(where_copies_run, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          copy_shared));
+  CK(cudaFuncSetAttribute(beside, cudaFuncAttributeMaxDynamicSharedMemorySize, beside_shared));
+  cudaStream_t s_copy, s_beside;
+  CK(cudaStreamCreateWithFlags(&s_copy, cudaStreamNonBlocking));
+  CK(cudaStreamCreateWithFlags(&s_beside, cudaStreamNonBlocking));
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  const std::uint64_t per_warp = (16ull << 20) / (copy_blocks * copy_warps);
+  const std::vector<std::pair<const char*, std::vector<span>>> feet = {{"10x1GiB", ten},
+                                                                       {"1GiB", {ten[0]}}};
+  for (const auto& [fname, fspans] : feet) {
+    CK(cudaMemcpy(d_spans, fspans.data(), fspans.size() * sizeof(span), cudaMemcpyHostToDevice));
+    for (const beside_spec& bs : kinds) {
+      const beside_kind kind = bs.kind;
+      const char* kname = bs.name.c_str();
+      const bool with = kind != beside_kind::none;
+      const std::uint64_t for_ns = std::uint64_t(repeats + 2) * 1'500'000'000ull;
+      CK(cudaMemset(d_accesses, 0, sizeof(unsigned long long)));
+      CK(cudaMemset(d_sms, 0xff, 2 * static_cast<std::size_t>(sms) * 4));
+      if (with) {
+        beside<<<beside_blocks, 256, beside_shared, s_beside>>>(
+            kind, d_words, bs.n_words, bs.sleep_ns, for_ns, d_sms + sms, d_accesses);
+        CK(cudaGetLastError());
+        usleep(50'000);  // resident before the copies start
+      }
+      where_copies_run<<<copy_blocks, copy_warps * 32, copy_shared, s_copy>>>(d_sms);
+      CK(cudaGetLastError());
+      std::vector<double> rate;
+      for (int r = 0; r <= repeats; ++r) {
+        CK(cudaEventRecord(a, s_copy));
+        copy<<<copy_blocks, copy_warps * 32, copy_shared, s_copy>>>(
+            d_spans, static_cast<std::uint32_t>(fspans.size()), words, scratch, per_warp, 77 + r);
+        CK(cudaGetLastError());
+        CK(cudaEventRecord(b, s_copy));
+        CK(cudaEventSynchronize(b));
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        if (r > 0) rate.push_back(double(copy_blocks * copy_warps * per_warp) / (ms * 1e-3) / 1e6);
+      }
+      const bool still = with && cudaStreamQuery(s_beside) == cudaErrorNotReady;
+      CK(cudaStreamSynchronize(s_beside));
+      std::vector<std::uint32_t> where(2 * static_cast<std::size_t>(sms));
+      unsigned long long accesses = 0;
+      CK(cudaMemcpy(where.data(), d_sms, where.size() * 4, cudaMemcpyDeviceToHost));
+      CK(cudaMemcpy(&accesses, d_accesses, sizeof accesses, cudaMemcpyDeviceToHost));
+      std::set<std::uint32_t> copy_sms(where.begin(), where.begin() + copy_blocks);
+      std::set<std::uint32_t> beside_sms;
+      if (with) beside_sms.insert(where.begin() + sms, where.begin() + sms + beside_blocks);
+      int overlap = 0;
+      for (std::uint32_t x : copy_sms)
+        overlap += beside_sms.count(x) != 0;
+      std::sort(rate.begin(), rate.end());
+      std::string cs;
+      for (std::uint32_t x : copy_sms)
+        cs += (cs.empty() ? "" : ",") + std::to_string(x);
+      std::printf(
+          "beside %-8s %-8s %8.2f M/s (%.2f-%.2f); copies on %zu SMs [%s], beside on %zu, "
+          "shared %d; beside running at the end: %s; beside %.1f M accesses/s\n",
+          kname, fname, rate[rate.size() / 2], rate.front(), rate.back(), copy_sms.size(),
+          cs.c_str(), beside_sms.size(), overlap, with ? (still ? "yes" : "NO") : "-",
+          with ? double(accesses) / (double(for_ns) * 1e-9) / 1e6 : 0.0);
+      std::fflush(stdout);
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "beside") == 0)
+    return run_beside(argc > 2 ? std::max(1, std::atoi(argv[2])) : 3,
+                      std::vector<std::string>(argv + std::min(argc, 3), argv + argc));
   const std::uint64_t block = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 512;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string only = argc > 3 ? argv[3] : "";  // schemes whose name starts with it
