@@ -202,6 +202,22 @@ struct scheme {
   int bulk = 0;  ///< bulk copies: s blocks a stage (shared memory: s x block bytes x p a warp)
 };
 
+/// Ten spans of 1 GiB of pinned host memory (mapped; span i filled with 0x3c + i), in blocks of
+/// `block` bytes: the 10-SSD point's footprint. Never freed: the process ends with them.
+std::vector<span> pin_ten_spans(std::uint64_t block) {
+  constexpr std::uint64_t gib = 1ull << 30;
+  std::vector<span> ten;
+  for (int i = 0; i < 10; ++i) {
+    void* h = nullptr;
+    CK(cudaHostAlloc(&h, gib, cudaHostAllocMapped | cudaHostAllocPortable));
+    std::memset(h, 0x3c + i, gib);
+    void* d = nullptr;
+    CK(cudaHostGetDevicePointer(&d, h, 0));
+    ten.push_back({static_cast<const uint4*>(d), gib / block});
+  }
+  return ten;
+}
+
 // ---- beside mode ----------------------------------------------------------------------------
 
 enum class beside_kind : int { none, idle, poll, poll_sys, atomic, store };
@@ -252,7 +268,7 @@ __global__ void where_copies_run(std::uint32_t* sms) {
 }
 
 int run_beside(int repeats, std::vector<std::string> specs) {
-  constexpr std::uint64_t gib = 1ull << 30, block = 512;
+  constexpr std::uint64_t block = 512;
   constexpr std::uint32_t words = block / 16, copy_blocks = 16, copy_warps = 16;
   constexpr std::size_t copy_shared = 120 * 1024, beside_shared = 200 * 1024;
   int sms = 0;
@@ -262,15 +278,7 @@ int run_beside(int repeats, std::vector<std::string> specs) {
   const auto beside_blocks = static_cast<std::uint32_t>(sms) - copy_blocks;
   std::printf("# beside mode: %s, %d SMs; async8x1 on %u x %u beside %u blocks x 256 threads\n",
               prop.name, sms, copy_blocks, copy_warps, beside_blocks);
-  std::vector<span> ten;
-  for (int i = 0; i < 10; ++i) {
-    void* h = nullptr;
-    CK(cudaHostAlloc(&h, gib, cudaHostAllocMapped | cudaHostAllocPortable));
-    std::memset(h, 0x3c + i, gib);
-    void* d = nullptr;
-    CK(cudaHostGetDevicePointer(&d, h, 0));
-    ten.push_back({static_cast<const uint4*>(d), gib / block});
-  }
+  const std::vector<span> ten = pin_ten_spans(block);
   span* d_spans = nullptr;
   CK(cudaMalloc(&d_spans, 10 * sizeof(span)));
   struct beside_spec {
@@ -443,17 +451,7 @@ int main(int argc, char** argv) {
 
   // 10 spans of 1 GiB, and one of 4 GiB; the 1 GiB footprint is the first span.
   constexpr std::uint64_t gib = 1ull << 30;
-  std::vector<void*> host;
-  std::vector<span> ten;
-  for (int i = 0; i < 10; ++i) {
-    void* h = nullptr;
-    CK(cudaHostAlloc(&h, gib, cudaHostAllocMapped | cudaHostAllocPortable));
-    std::memset(h, 0x3c + i, gib);
-    void* d = nullptr;
-    CK(cudaHostGetDevicePointer(&d, h, 0));
-    host.push_back(h);
-    ten.push_back({static_cast<const uint4*>(d), gib / block});
-  }
+  const std::vector<span> ten = pin_ten_spans(block);
   void* h4 = nullptr;
   CK(cudaHostAlloc(&h4, 4 * gib, cudaHostAllocMapped | cudaHostAllocPortable));
   std::memset(h4, 0x5a, 4 * gib);
