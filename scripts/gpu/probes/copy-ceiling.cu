@@ -20,8 +20,9 @@
 // Grids: the whole GPU (SMs x 8 blocks of 256 threads; the one-stage direct and async schemes
 // only, and not all its blocks resident at once where their shared memory does not fit), and G
 // blocks of W warps (the engine: 16 x 16). One line per point: scheme, grid, footprint, M
-// blocks/s (median of repeats, min-max) and the blocks an SM holds; a point that cannot run
-// (more shared memory than a block may have; bulk past 256 warps or 512 B blocks) says "skipped".
+// blocks/s (median of repeats, the ceil(N/2)-th smallest of N; min-max) and the blocks an SM holds;
+// a point that cannot run (more shared memory than a block may have; bulk past 256 warps or 512 B
+// blocks) says "skipped".
 //
 //   ./copy-ceiling beside [repeats=3] [kind[:MiB[:sleep ns]] ...]
 //
@@ -29,14 +30,16 @@
 // engine's scheme (async 8 x 1, 512 B blocks) on 16 blocks x 16 warps, each block alone on its SM
 // (120 KiB of shared memory a block), over 10 x 1 GiB and 1 GiB: alone, and beside a kernel that
 // fills every other SM with 256 client-like threads (one block an SM, held there by 200 KiB of
-// shared memory) until the copies are done. Each thread of it, between sleeps (64 ns unless the
-// spec says): `idle` nothing; `poll` a relaxed device-scope load of a random word of MiB of GPU
-// memory (the emulator protocol's completion polls); `poll-sys` an acquire system-scope load (the
-// hardware protocol's); `atomic` an atomicAdd on a random word; `store` a relaxed store. The
-// default specs: none idle poll:128 poll-sys:128 atomic:0.15625 (40,960 words: the tickets and
-// locks of 1,280 queues) none. One line per spec and footprint: M blocks/s (median of repeats,
-// min-max), the SMs each kernel ran on and whether they overlap, and the kernel beside's
-// accesses per second (idle: its turns).
+// shared memory) until the copies are done (the host sets a flag). Each thread of it, between
+// sleeps (64 ns unless the spec says): `idle` nothing; `poll` a relaxed device-scope load of a
+// random word of MiB of GPU memory (the emulator protocol's completion polls); `poll-sys` an
+// acquire system-scope load (the hardware protocol's); `atomic` an atomicAdd on a random word;
+// `store` a relaxed store. The default specs: none idle poll:128 poll-sys:128 atomic:0.15625
+// (40,960 words: the tickets and locks of 1,280 queues) none. One line per spec and footprint: M
+// blocks/s (the median of the repeats: the ceil(N/2)-th smallest of N; min-max), the SMs each
+// kernel ran on (the copies': those of a kernel of the same shape launched just before them) and
+// whether they overlap, and the kernel beside's accesses per second over its run (idle: its turns).
+// A line whose kernel beside had ended before the copies did says "not valid".
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
@@ -202,6 +205,15 @@ struct scheme {
   int bulk = 0;  ///< bulk copies: s blocks a stage (shared memory: s x block bytes x p a warp)
 };
 
+/// Parses `text` as a whole number in [lo, hi] into `out`; false (out unchanged) otherwise.
+bool whole_number(const char* text, long lo, long hi, long& out) {
+  char* end = nullptr;
+  const long v = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || v < lo || v > hi) return false;
+  out = v;
+  return true;
+}
+
 /// Ten spans of 1 GiB of pinned host memory (mapped; span i filled with 0x3c + i), in blocks of
 /// `block` bytes: the 10-SSD point's footprint. Never freed: the process ends with them.
 std::vector<span> pin_ten_spans(std::uint64_t block) {
@@ -222,17 +234,19 @@ std::vector<span> pin_ten_spans(std::uint64_t block) {
 
 enum class beside_kind : int { none, idle, poll, poll_sys, atomic, store };
 
-/// Client-like traffic on every SM it lands on, until `for_ns` after its block starts: see the
-/// header. Records its blocks' SMs and counts its accesses.
+/// Client-like traffic on every SM it lands on, until the host sets `*stop` (or, as a bound,
+/// `for_ns` after its block starts): see the header. Records its blocks' SMs and counts its
+/// accesses.
 __global__ void beside(beside_kind kind, std::uint32_t* words, std::uint64_t n_words,
-                       std::uint32_t sleep_ns, std::uint64_t for_ns, std::uint32_t* sms,
-                       unsigned long long* accesses) {
+                       std::uint32_t sleep_ns, std::uint64_t for_ns, const std::uint32_t* stop,
+                       std::uint32_t* sms, unsigned long long* accesses) {
   if (threadIdx.x == 0) sms[blockIdx.x] = bam::detail::sm_id();
   const std::uint64_t until = bam::now_ns() + for_ns;
   const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   std::uint64_t i = 0;
   std::uint32_t sum = 0;
-  while (bam::now_ns() < until) {
+  const cuda::atomic_ref<const std::uint32_t, cuda::thread_scope_system> stopped(*stop);
+  while (bam::now_ns() < until && stopped.load(cuda::memory_order_relaxed) == 0) {
     for (int k = 0; k < 64; ++k, ++i) {
       const std::uint64_t h = bam::mix64((t << 32) ^ i);
       switch (kind) {
@@ -271,16 +285,6 @@ int run_beside(int repeats, std::vector<std::string> specs) {
   constexpr std::uint64_t block = 512;
   constexpr std::uint32_t words = block / 16, copy_blocks = 16, copy_warps = 16;
   constexpr std::size_t copy_shared = 120 * 1024, beside_shared = 200 * 1024;
-  int sms = 0;
-  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
-  cudaDeviceProp prop{};
-  CK(cudaGetDeviceProperties(&prop, 0));
-  const auto beside_blocks = static_cast<std::uint32_t>(sms) - copy_blocks;
-  std::printf("# beside mode: %s, %d SMs; async8x1 on %u x %u beside %u blocks x 256 threads\n",
-              prop.name, sms, copy_blocks, copy_warps, beside_blocks);
-  const std::vector<span> ten = pin_ten_spans(block);
-  span* d_spans = nullptr;
-  CK(cudaMalloc(&d_spans, 10 * sizeof(span)));
   struct beside_spec {
     std::string name;
     beside_kind kind;
@@ -298,12 +302,20 @@ int run_beside(int repeats, std::vector<std::string> specs) {
   for (const std::string& sp : specs) {  // kind[:MiB[:sleep ns]]
     const auto c1 = sp.find(':'), c2 = sp.find(':', c1 == std::string::npos ? c1 : c1 + 1);
     const std::string k = sp.substr(0, c1);
-    const double mib =
-        c1 == std::string::npos ? 1.0 : std::atof(sp.substr(c1 + 1, c2 - c1 - 1).c_str());
-    const int sleep = c2 == std::string::npos ? 64 : std::atoi(sp.substr(c2 + 1).c_str());
+    double mib = 1.0;
+    long sleep = 64;
+    bool ok = true;
+    if (c1 != std::string::npos) {
+      const std::string m = sp.substr(c1 + 1, c2 == std::string::npos ? c2 : c2 - c1 - 1);
+      char* end = nullptr;
+      mib = std::strtod(m.c_str(), &end);
+      ok = !m.empty() && *end == '\0';
+    }
+    if (c2 != std::string::npos)
+      ok = ok && whole_number(sp.substr(c2 + 1).c_str(), 0, 1'000'000, sleep);
     const auto it =
         std::find_if(names.begin(), names.end(), [&](const auto& n) { return k == n.first; });
-    if (it == names.end() || mib <= 0 || mib > 4096 || sleep < 0) {
+    if (!ok || it == names.end() || !(mib > 0) || mib > 4096) {
       std::fprintf(stderr,
                    "beside: bad spec '%s' (kind[:MiB[:sleep ns]], kinds none idle poll "
                    "poll-sys atomic store)\n",
@@ -315,12 +327,24 @@ int run_beside(int repeats, std::vector<std::string> specs) {
     max_words = std::max(max_words, n);
   }
   const std::uint64_t n_words = max_words;
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  cudaDeviceProp prop{};
+  CK(cudaGetDeviceProperties(&prop, 0));
+  const auto beside_blocks = static_cast<std::uint32_t>(sms) - copy_blocks;
+  std::printf("# beside mode: %s, %d SMs; async8x1 on %u x %u beside %u blocks x 256 threads\n",
+              prop.name, sms, copy_blocks, copy_warps, beside_blocks);
+  const std::vector<span> ten = pin_ten_spans(block);
+  span* d_spans = nullptr;
+  CK(cudaMalloc(&d_spans, 10 * sizeof(span)));
   std::uint32_t *d_words = nullptr, *d_sms = nullptr;
   unsigned long long* d_accesses = nullptr;
   CK(cudaMalloc(&d_words, n_words * 4));
   CK(cudaMemset(d_words, 0, n_words * 4));
   CK(cudaMalloc(&d_sms, 2 * static_cast<std::size_t>(sms) * 4));
   CK(cudaMalloc(&d_accesses, sizeof(unsigned long long)));
+  std::uint32_t* d_stop = nullptr;
+  CK(cudaMalloc(&d_stop, sizeof(std::uint32_t)));
   uint4* scratch = nullptr;
   CK(cudaMalloc(&scratch, std::size_t{copy_blocks} * copy_warps * 32 * 8 * 16));
   kernel_fn copy = async_copy<8, 1>;
@@ -331,9 +355,11 @@ int run_beside(int repeats, std::vector<std::string> specs) {
   cudaStream_t s_copy, s_beside;
   CK(cudaStreamCreateWithFlags(&s_copy, cudaStreamNonBlocking));
   CK(cudaStreamCreateWithFlags(&s_beside, cudaStreamNonBlocking));
-  cudaEvent_t a, b;
+  cudaEvent_t a, b, beside_a, beside_b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
+  CK(cudaEventCreate(&beside_a));
+  CK(cudaEventCreate(&beside_b));
   const std::uint64_t per_warp = (16ull << 20) / (copy_blocks * copy_warps);
   const std::vector<std::pair<const char*, std::vector<span>>> feet = {{"10x1GiB", ten},
                                                                        {"1GiB", {ten[0]}}};
@@ -343,13 +369,16 @@ int run_beside(int repeats, std::vector<std::string> specs) {
       const beside_kind kind = bs.kind;
       const char* kname = bs.name.c_str();
       const bool with = kind != beside_kind::none;
-      const std::uint64_t for_ns = std::uint64_t(repeats + 2) * 1'500'000'000ull;
+      const std::uint64_t for_ns = 120'000'000'000ull;  // a bound: the copies stop it
       CK(cudaMemset(d_accesses, 0, sizeof(unsigned long long)));
+      CK(cudaMemset(d_stop, 0, sizeof(std::uint32_t)));
       CK(cudaMemset(d_sms, 0xff, 2 * static_cast<std::size_t>(sms) * 4));
       if (with) {
+        CK(cudaEventRecord(beside_a, s_beside));
         beside<<<beside_blocks, 256, beside_shared, s_beside>>>(
-            kind, d_words, bs.n_words, bs.sleep_ns, for_ns, d_sms + sms, d_accesses);
+            kind, d_words, bs.n_words, bs.sleep_ns, for_ns, d_stop, d_sms + sms, d_accesses);
         CK(cudaGetLastError());
+        CK(cudaEventRecord(beside_b, s_beside));
         usleep(50'000);  // resident before the copies start
       }
       where_copies_run<<<copy_blocks, copy_warps * 32, copy_shared, s_copy>>>(d_sms);
@@ -367,7 +396,12 @@ int run_beside(int repeats, std::vector<std::string> specs) {
         if (r > 0) rate.push_back(double(copy_blocks * copy_warps * per_warp) / (ms * 1e-3) / 1e6);
       }
       const bool still = with && cudaStreamQuery(s_beside) == cudaErrorNotReady;
+      const std::uint32_t one = 1;
+      CK(cudaMemcpyAsync(d_stop, &one, sizeof one, cudaMemcpyHostToDevice, s_copy));
+      CK(cudaStreamSynchronize(s_copy));
       CK(cudaStreamSynchronize(s_beside));
+      float beside_ms = 0;
+      if (with) CK(cudaEventElapsedTime(&beside_ms, beside_a, beside_b));
       std::vector<std::uint32_t> where(2 * static_cast<std::size_t>(sms));
       unsigned long long accesses = 0;
       CK(cudaMemcpy(where.data(), d_sms, where.size() * 4, cudaMemcpyDeviceToHost));
@@ -384,10 +418,10 @@ int run_beside(int repeats, std::vector<std::string> specs) {
         cs += (cs.empty() ? "" : ",") + std::to_string(x);
       std::printf(
           "beside %-8s %-8s %8.2f M/s (%.2f-%.2f); copies on %zu SMs [%s], beside on %zu, "
-          "shared %d; beside running at the end: %s; beside %.1f M accesses/s\n",
-          kname, fname, rate[rate.size() / 2], rate.front(), rate.back(), copy_sms.size(),
-          cs.c_str(), beside_sms.size(), overlap, with ? (still ? "yes" : "NO") : "-",
-          with ? double(accesses) / (double(for_ns) * 1e-9) / 1e6 : 0.0);
+          "shared %d; beside running at the end: %s; beside %.1f M accesses/s over its run\n",
+          kname, fname, rate[(rate.size() - 1) / 2], rate.front(), rate.back(), copy_sms.size(),
+          cs.c_str(), beside_sms.size(), overlap, with ? (still ? "yes" : "NO: not valid") : "-",
+          with ? double(accesses) / (double(beside_ms) * 1e-3) / 1e6 : 0.0);
       std::fflush(stdout);
     }
   }
@@ -395,9 +429,15 @@ int run_beside(int repeats, std::vector<std::string> specs) {
 }
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::strcmp(argv[1], "beside") == 0)
-    return run_beside(argc > 2 ? std::max(1, std::atoi(argv[2])) : 3,
+  if (argc > 1 && std::strcmp(argv[1], "beside") == 0) {
+    long reps = 3;
+    if (argc > 2 && !whole_number(argv[2], 1, 1000, reps)) {
+      std::fprintf(stderr, "beside: repeats '%s' is not a whole number 1 .. 1000\n", argv[2]);
+      return 2;
+    }
+    return run_beside(static_cast<int>(reps),
                       std::vector<std::string>(argv + std::min(argc, 3), argv + argc));
+  }
   const std::uint64_t block = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 512;
   const int repeats = argc > 2 ? std::atoi(argv[2]) : 3;
   const std::string only = argc > 3 ? argv[3] : "";  // schemes whose name starts with it
@@ -532,7 +572,7 @@ int main(int argc, char** argv) {
         int resident = 0;  // blocks an SM holds: the whole grid runs at once only if enough
         CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, sc.fn, g.warps * 32, shared));
         std::printf("%-10s %-6s %-8s %8.2f M/s (%.2f-%.2f), %d blocks per SM\n", sc.name, g.name,
-                    ft.name, rate[rate.size() / 2], rate.front(), rate.back(), resident);
+                    ft.name, rate[(rate.size() - 1) / 2], rate.front(), rate.back(), resident);
         std::fflush(stdout);
       }
     }
