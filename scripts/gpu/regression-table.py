@@ -2,10 +2,11 @@
 """The table of scripts/gpu/regression-points.sh: per point, each build's rate (the median of the
 medians of its rounds, each round's process a median of 3 runs) with the spread over every run,
 the new/old ratio, each build's mean latency (the median over its rounds: at QD1 the figure of
-merit) and the ceilings the same process measured. Where a process measured a direct-read ceiling
-at the job's I/O size, each build's rate over it (the median over its rounds, each process's rate
-over its own ceiling): the ceiling moves from process to process (over 10 GiB by up to 5 %), and
-a point's rate with it, so two builds compare by that share where they have it. Points outside UNITS (the table_ and f4_
+merit) and the ceilings the same process measured. Where an nvm-block-bench process measured a
+direct-read ceiling at the job's I/O size, each build's rate over it (the median over its rounds,
+each process's rate over its own ceiling): the ceiling moves from process to process (over 10 GiB
+by up to 5 %), and a point's rate with it, so two builds compare by that share where they have
+it. Points outside UNITS (the table_ and f4_
 points) are given in M IOPS, after UNITS' in name order. The applications' points give their own
 figure: taxi-query's bam rows per second, bfs' TEPS, cc's edges scanned per second (its steps vary
 from run to run); the other runs' by their I/O rates. A report of several jobs
@@ -102,10 +103,11 @@ def rate(point, cfg, b):
 
 
 def of_ceiling(doc, cfg, b):
-    """The job's I/O rate over the direct-read ceiling its process measured at its I/O size; None
-    without one."""
+    """An nvm-block-bench job's I/O rate over the direct-read ceiling its process measured at its
+    I/O size; None without one, and for other tools (cache-bench's iops count element accesses)."""
     c = reports.ceilings(doc, b)
-    if not c or not c.get("direct_reads_per_s") or c.get("io_size") != cfg["workload"]["io_size"]:
+    if (doc["bamkit"].get("tool") != "nvm-block-bench" or not c or not c.get("direct_reads_per_s")
+            or c.get("io_size") != cfg["workload"]["io_size"]):
         return None
     return b["iops"] / c["direct_reads_per_s"]
 

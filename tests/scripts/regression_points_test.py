@@ -210,6 +210,23 @@ class RegressionPoints(TempDirTest):
         self.assertIsNone(rows[1]["old"]["of_ceiling"])  # no ceiling measured
         self.assertIn("| - / - |", md)
 
+    def test_no_share_of_the_ceiling_at_another_io_size_or_for_cache_bench(self):
+        out = self.tmp / "out"
+        out.mkdir()
+        doc = json.loads((OLD_REPORTS / "optane10_1g.json").read_text())
+        doc["jobs"][0]["bamkit"]["ceilings"]["io_size"] = 4096  # measured at another I/O size
+        (out / "table_optane10_1g_old_1.json").write_text(json.dumps(doc))
+        shutil.copy(OLD_REPORTS / "optane10_1g.json", out / "table_optane10_1g_new_1.json")
+        cb = REPO / "results" / "regression-points" / "h100" / "2026-11-25-fbdb96a"
+        shutil.copy(cb / "cb_cold_ideal_4k_old_1.json", out / "cb_cold_ideal_4k_old_1.json")
+        run("gpu/regression-table.py", out, "--json", self.tmp / "rows.json", check=0)
+        rows = {r["point"]: r for r in json.loads((self.tmp / "rows.json").read_text())}
+        self.assertIsNone(rows["table_optane10_1g"]["old"]["of_ceiling"])
+        self.assertIsNotNone(rows["table_optane10_1g"]["new"]["of_ceiling"])
+        cb_doc = json.loads((cb / "cb_cold_ideal_4k_old_1.json").read_text())
+        self.assertIsNotNone(cb_doc["jobs"][0]["bamkit"].get("ceilings"))  # it has one: not used
+        self.assertIsNone(rows["cb_cold_ideal_4k"]["old"]["of_ceiling"])
+
     def test_a_report_of_several_jobs_gives_a_row_per_job_with_its_mean_latency(self):
         md, rows = self.table({"table_oneqp_null_old_1.json": "oneqp_null.json",
                                "table_oneqp_null_old_2.json": "oneqp_null.json",
