@@ -24,7 +24,7 @@
 // a point that cannot run (more shared memory than a block may have; bulk past 256 warps or 512 B
 // blocks) says "skipped".
 //
-//   ./copy-ceiling beside [repeats=3] [kind[:MiB[:sleep ns]] ...]
+//   ./copy-ceiling beside [repeats=3] [kind[:MiB[:sleep ns[:stride bytes]]] ...]
 //
 // Beside mode: does the rest of the GPU's memory traffic slow the engine's host reads? The
 // engine's scheme (async 8 x 1, 512 B blocks) on 16 blocks x 16 warps, each block alone on its SM
@@ -32,14 +32,15 @@
 // fills every other SM with 256 client-like threads (one block an SM, held there by 200 KiB of
 // shared memory) until the copies are done (the host sets a flag). Each thread of it, between
 // sleeps (64 ns unless the spec says): `idle` nothing; `poll` a relaxed device-scope load of a
-// random word of MiB of GPU memory (the emulator protocol's completion polls); `poll-sys` an
-// acquire system-scope load (the hardware protocol's); `atomic` an atomicAdd on a random word;
-// `store` a relaxed store. The default specs: none idle poll:128 poll-sys:128 atomic:0.15625
-// (40,960 words: the tickets and locks of 1,280 queues) none. One line per spec and footprint: M
-// blocks/s (the median of the repeats: the ceil(N/2)-th smallest of N; min-max), the SMs each
-// kernel ran on (the copies': those of a kernel of the same shape launched just before them) and
-// whether they overlap, and the kernel beside's accesses per second over its run (idle: its turns).
-// A line whose kernel beside had ended before the copies did says "not valid".
+// random word of MiB of GPU memory (the emulator protocol's completion polls; with a stride, of
+// the words a stride apart: 2097152 touches one word a 2 MiB page, many pages and few lines);
+// `poll-sys` an acquire system-scope load (the hardware protocol's); `atomic` an atomicAdd on a
+// random word; `store` a relaxed store. The default specs: none idle poll:128 poll-sys:128
+// atomic:0.15625 (40,960 words: the tickets and locks of 1,280 queues) none. One line per spec and
+// footprint: M blocks/s (the median of the repeats: the ceil(N/2)-th smallest of N; min-max), the
+// SMs each kernel ran on (the copies': those of a kernel of the same shape launched just before
+// them) and whether they overlap, and the kernel beside's accesses per second over its run (idle:
+// its turns). A line whose kernel beside had ended before the copies did says "not valid".
 #include <cuda_pipeline_primitives.h>
 #include <cuda_runtime.h>
 
@@ -238,8 +239,10 @@ enum class beside_kind : int { none, idle, poll, poll_sys, atomic, store };
 /// `for_ns` after its block starts): see the header. Records its blocks' SMs and counts its
 /// accesses.
 __global__ void beside(beside_kind kind, std::uint32_t* words, std::uint64_t n_words,
-                       std::uint32_t sleep_ns, std::uint64_t for_ns, const std::uint32_t* stop,
-                       std::uint32_t* sms, unsigned long long* accesses) {
+                       std::uint32_t stride_words, std::uint32_t sleep_ns, std::uint64_t for_ns,
+                       const std::uint32_t* stop, std::uint32_t* sms,
+                       unsigned long long* accesses) {
+  const std::uint64_t slots = n_words / stride_words;  // the words it touches: one a stride
   if (threadIdx.x == 0) sms[blockIdx.x] = bam::detail::sm_id();
   const std::uint64_t until = bam::now_ns() + for_ns;
   const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
@@ -248,22 +251,22 @@ __global__ void beside(beside_kind kind, std::uint32_t* words, std::uint64_t n_w
   const cuda::atomic_ref<const std::uint32_t, cuda::thread_scope_system> stopped(*stop);
   while (bam::now_ns() < until && stopped.load(cuda::memory_order_relaxed) == 0) {
     for (int k = 0; k < 64; ++k, ++i) {
-      const std::uint64_t h = bam::mix64((t << 32) ^ i);
+      const std::uint64_t w = bam::mix64((t << 32) ^ i) % slots * stride_words;
       switch (kind) {
         case beside_kind::poll:
-          sum += cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[h % n_words])
-                     .load(cuda::memory_order_relaxed);
+          sum += cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[w]).load(
+              cuda::memory_order_relaxed);
           break;
         case beside_kind::poll_sys:
-          sum += cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(words[h % n_words])
-                     .load(cuda::memory_order_acquire);
+          sum += cuda::atomic_ref<std::uint32_t, cuda::thread_scope_system>(words[w]).load(
+              cuda::memory_order_acquire);
           break;
         case beside_kind::atomic:
-          atomicAdd(words + h % n_words, 1u);
+          atomicAdd(words + w, 1u);
           break;
         case beside_kind::store:
-          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[h % n_words])
-              .store(static_cast<std::uint32_t>(i), cuda::memory_order_relaxed);
+          cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>(words[w]).store(
+              static_cast<std::uint32_t>(i), cuda::memory_order_relaxed);
           break;
         default:
           break;
@@ -289,7 +292,7 @@ int run_beside(int repeats, std::vector<std::string> specs) {
     std::string name;
     beside_kind kind;
     std::uint64_t n_words;
-    std::uint32_t sleep_ns;
+    std::uint32_t stride_words, sleep_ns;
   };
   const std::vector<std::pair<const char*, beside_kind>> names = {
       {"none", beside_kind::none},     {"idle", beside_kind::idle},
@@ -299,31 +302,38 @@ int run_beside(int repeats, std::vector<std::string> specs) {
     specs = {"none", "idle", "poll:128:64", "poll-sys:128:64", "atomic:0.15625:64", "none"};
   std::vector<beside_spec> kinds;
   std::uint64_t max_words = 1;
-  for (const std::string& sp : specs) {  // kind[:MiB[:sleep ns]]
-    const auto c1 = sp.find(':'), c2 = sp.find(':', c1 == std::string::npos ? c1 : c1 + 1);
-    const std::string k = sp.substr(0, c1);
-    double mib = 1.0;
-    long sleep = 64;
-    bool ok = true;
-    if (c1 != std::string::npos) {
-      const std::string m = sp.substr(c1 + 1, c2 == std::string::npos ? c2 : c2 - c1 - 1);
-      char* end = nullptr;
-      mib = std::strtod(m.c_str(), &end);
-      ok = !m.empty() && *end == '\0';
+  for (const std::string& sp : specs) {  // kind[:MiB[:sleep ns[:stride bytes]]]
+    std::vector<std::string> f;
+    for (std::size_t at = 0;;) {
+      const std::size_t c = sp.find(':', at);
+      f.push_back(sp.substr(at, c == std::string::npos ? c : c - at));
+      if (c == std::string::npos) break;
+      at = c + 1;
     }
-    if (c2 != std::string::npos)
-      ok = ok && whole_number(sp.substr(c2 + 1).c_str(), 0, 1'000'000, sleep);
+    double mib = 1.0;
+    long sleep = 64, stride = 4;
+    bool ok = f.size() <= 4;
+    if (ok && f.size() > 1) {
+      char* end = nullptr;
+      mib = std::strtod(f[1].c_str(), &end);
+      ok = !f[1].empty() && *end == '\0' && mib > 0 && mib <= 4096;
+    }
+    if (ok && f.size() > 2) ok = whole_number(f[2].c_str(), 0, 1'000'000, sleep);
+    if (ok && f.size() > 3)
+      ok = whole_number(f[3].c_str(), 4, static_cast<long>(mib * 1024 * 1024), stride) &&
+           stride % 4 == 0;
     const auto it =
-        std::find_if(names.begin(), names.end(), [&](const auto& n) { return k == n.first; });
-    if (!ok || it == names.end() || !(mib > 0) || mib > 4096) {
+        std::find_if(names.begin(), names.end(), [&](const auto& n) { return f[0] == n.first; });
+    if (!ok || it == names.end()) {
       std::fprintf(stderr,
-                   "beside: bad spec '%s' (kind[:MiB[:sleep ns]], kinds none idle poll "
-                   "poll-sys atomic store)\n",
+                   "beside: bad spec '%s' (kind[:MiB[:sleep ns[:stride bytes]]], kinds none "
+                   "idle poll poll-sys atomic store; a stride a multiple of 4 within the span)\n",
                    sp.c_str());
       return 2;
     }
     const auto n = std::max<std::uint64_t>(1, static_cast<std::uint64_t>(mib * 1024 * 1024 / 4));
-    kinds.push_back({sp, it->second, n, static_cast<std::uint32_t>(sleep)});
+    kinds.push_back({sp, it->second, n, static_cast<std::uint32_t>(stride / 4),
+                     static_cast<std::uint32_t>(sleep)});
     max_words = std::max(max_words, n);
   }
   const std::uint64_t n_words = max_words;
@@ -376,7 +386,8 @@ int run_beside(int repeats, std::vector<std::string> specs) {
       if (with) {
         CK(cudaEventRecord(beside_a, s_beside));
         beside<<<beside_blocks, 256, beside_shared, s_beside>>>(
-            kind, d_words, bs.n_words, bs.sleep_ns, for_ns, d_stop, d_sms + sms, d_accesses);
+            kind, d_words, bs.n_words, bs.stride_words, bs.sleep_ns, for_ns, d_stop, d_sms + sms,
+            d_accesses);
         CK(cudaGetLastError());
         CK(cudaEventRecord(beside_b, s_beside));
         usleep(50'000);  // resident before the copies start
