@@ -6,8 +6,8 @@ merit) and the ceilings the same process measured. Where an nvm-block-bench proc
 direct-read ceiling at the job's I/O size, each build's rate over it (the median over its rounds,
 each process's rate over its own ceiling): the ceiling moves from process to process (over 10 GiB
 by up to 5 %), and a point's rate with it, so two builds compare by that share where they have
-it. Points outside UNITS (the table_ and f4_
-points) are given in M IOPS, after UNITS' in name order. The applications' points give their own
+it. Points outside UNITS (the table_ and f4_ points) are given in M IOPS, after UNITS' in name
+order. The applications' points give their own
 figure: taxi-query's bam rows per second, bfs' TEPS, cc's edges scanned per second (its steps vary
 from run to run); the other runs' by their I/O rates. A report of several jobs
 (table_oneqp_null: 1K / 64K / 1M threads) gives a row per job, named by its threads, or else by
@@ -102,10 +102,10 @@ def rate(point, cfg, b):
     return b["iops"] / 1e6, [r / 1e6 for r in runs]
 
 
-def of_ceiling(doc, cfg, b):
-    """An nvm-block-bench job's I/O rate over the direct-read ceiling its process measured at its
-    I/O size; None without one, and for other tools (cache-bench's iops count element accesses)."""
-    c = reports.ceilings(doc, b)
+def of_ceiling(doc, cfg, b, c):
+    """An nvm-block-bench job's I/O rate over `c`, the direct-read ceiling its process measured
+    (reports.ceilings), at its I/O size; None without one, and for other tools (cache-bench's iops
+    count element accesses)."""
     if (doc["bamkit"].get("tool") != "nvm-block-bench" or not c or not c.get("direct_reads_per_s")
             or c.get("io_size") != cfg["workload"]["io_size"]):
         return None
@@ -135,8 +135,9 @@ def build_rows(out, point, unit):
                 acc["medians"].append(m)
                 acc["every"] += runs
                 acc["lat"].append(mean_latency_us(job))
-                acc["shares"].append(of_ceiling(doc, cfg, b))
-                acc["ceilings"] = acc["ceilings"] or reports.ceilings(doc, b)
+                c = reports.ceilings(doc, b)
+                acc["shares"].append(of_ceiling(doc, cfg, b, c))
+                acc["ceilings"] = acc["ceilings"] or c
     for row in rows.values():
         for build in ("old", "new"):
             if build in row:
