@@ -27,7 +27,9 @@
 // __forceinline__: the kernel is one function after inlining, as when it was written as one
 // (registers, stack and instruction count are compared in the commit that split it).
 #include <cuda_pipeline_primitives.h>
+#include <cuda/annotated_ptr>
 #include <cuda/atomic>
+#include <cuda/ptx>
 
 #include "bam/detail/clock.hpp"
 #include "bam/detail/sm_id.hpp"
@@ -58,6 +60,17 @@ __device__ std::uint64_t shfl64(std::uint64_t v, int src) {
 template <class T>
 __device__ T* shfl_ptr(T* p, int src) {
   return reinterpret_cast<T*>(shfl64(reinterpret_cast<std::uintptr_t>(p), src));
+}
+
+/// The L2 policy of what the engine touches once: the SQ entries it fetches and the data it
+/// stores into the application's buffers. Evict-first (libcu++'s access_property::streaming), so
+/// they leave the L2 before the queues' other state. A real drive's reads of its flash do not go
+/// through the GPU's memory system; the engine's reads of pinned media do, and lines missing the
+/// L2 beside them slow them (issue 19: 512 B reads over 4 GiB went from 0.94 to 0.98 of the
+/// direct-read ceiling, and over 10 GiB from 0.88 to 0.92; docs/gpu-engine.md, "What each ring's
+/// size costs").
+__device__ __forceinline__ std::uint64_t streaming_policy() {
+  return static_cast<std::uint64_t>(cuda::access_property(cuda::access_property::streaming{}));
 }
 
 /// Warp-cooperative copy of one contiguous piece (16-byte aligned, multiple of 16 bytes).
@@ -425,9 +438,12 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
     if (slot >= o_sqn) slot -= o_sqn;
     const auto* src = reinterpret_cast<const uint4*>(o_sq + slot);
     uint4 e[4];
+    // Not allocated in L1 (a later pass over the ring must not hit a stale line), evict-first in
+    // the L2: the entry is dead once fetched.
+    const std::uint64_t pol = streaming_policy();
 #pragma unroll
     for (int i = 0; i < 4; ++i)
-      e[i] = __ldcg(src + i);
+      e[i] = cuda::ptx::ld_L1_no_allocate_L2_cache_hint(cuda::ptx::space_global, src + i, pol);
     memcpy(&b.c, e, sizeof b.c);
     // Faults are drawn for the application's commands only: an ordering read never fails, so
     // the counts a run reports follow the fractions it asked for.
@@ -522,6 +538,7 @@ __device__ __forceinline__ void copy_single_pieces(const warp_state& w, const ba
   const std::uint32_t cincl = inclusive_sum(chunks, lane);
   const std::uint32_t cexcl = cincl - chunks;
   const std::uint32_t all_chunks = shfl(cincl, 31);
+  const std::uint64_t pol = streaming_policy();
   for (std::uint32_t base = 0; base < all_chunks; base += 32 * engine_copy_depth) {
 #pragma unroll
     for (std::uint32_t u = 0; u < engine_copy_depth; ++u) {
@@ -540,7 +557,9 @@ __device__ __forceinline__ void copy_single_pieces(const warp_state& w, const ba
       const int lo = chunk_owner(cincl, g);
       const std::uint32_t start = __shfl_sync(full, cexcl, lo);
       auto* const d_base = reinterpret_cast<uint4*>(shfl_ptr(b.rec.dst, lo));
-      if (g < all_chunks) __stcg(d_base + (g - start), w.stage[32 * u + lane]);
+      if (g < all_chunks)
+        cuda::ptx::st_L2_cache_hint(cuda::ptx::space_global, d_base + (g - start),
+                                    w.stage[32 * u + lane], pol);
     }
   }
 }
