@@ -62,13 +62,15 @@ __device__ T* shfl_ptr(T* p, int src) {
   return reinterpret_cast<T*>(shfl64(reinterpret_cast<std::uintptr_t>(p), src));
 }
 
-/// The L2 policy of what the engine touches once: the SQ entries it fetches and the data it
-/// stores into the application's buffers. Evict-first (libcu++'s access_property::streaming), so
-/// they leave the L2 before the queues' other state. A real drive's reads of its flash do not go
-/// through the GPU's memory system; the engine's reads of pinned media do, and lines missing the
-/// L2 beside them slow them (issue 19: 512 B reads over 4 GiB went from 0.94 to 0.98 of the
-/// direct-read ceiling, and over 10 GiB from 0.88 to 0.92; docs/gpu-engine.md, "What each ring's
-/// size costs").
+/// The L2 policy of what the engine touches once: the SQ entries it fetches, and what its
+/// single-piece copies store (a read's data into the application's buffer, a write's into the
+/// media). Evict-first (libcu++'s access_property::streaming), meant to let them leave the L2
+/// before the queues' other state (the intent; the L2's hits were not measured). A cache hint
+/// only: what orders these accesses is the fences around them. A real drive's reads of its flash
+/// do not go through the GPU's memory system; the engine's reads of pinned media do, and lines
+/// missing the L2 beside them slow them. Issue 19's table went from 0.94 to 0.98 of the
+/// direct-read ceiling at 512 B over 4 GiB and from 0.88 to 0.92 over 10 GiB
+/// (docs/gpu-engine.md, "What each ring's size costs").
 __device__ __forceinline__ std::uint64_t streaming_policy() {
   return static_cast<std::uint64_t>(cuda::access_property(cuda::access_property::streaming{}));
 }
@@ -438,8 +440,8 @@ __device__ __forceinline__ void fetch_batch(const engine_params& p, warp_state& 
     if (slot >= o_sqn) slot -= o_sqn;
     const auto* src = reinterpret_cast<const uint4*>(o_sq + slot);
     uint4 e[4];
-    // Not allocated in L1 (a later pass over the ring must not hit a stale line), evict-first in
-    // the L2: the entry is dead once fetched.
+    // Read once: not allocated in L1, evict-first in the L2 (the entry is dead once fetched).
+    // The acquire fence above is what makes the load see the client's entry.
     const std::uint64_t pol = streaming_policy();
 #pragma unroll
     for (int i = 0; i < 4; ++i)
