@@ -84,6 +84,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_input{{"--depth", "100000"}, "queues.depth", "[2, 65536]"},
         bad_input{{"--op", "erase"}, "workload.op", "read|write|mixed"},
         bad_input{{"--model", "optane"}, "storage.model", "optane-p5800x"},
+        bad_input{{"--set", "storage.model=12"}, "storage.model", "unknown preset \"12\""},
         bad_input{{"--set", "storage.media.size_bytes=1048576", "--set",
                    "workload.dataset_bytes=2097152"},
                   "workload.dataset_bytes",
@@ -263,6 +264,21 @@ TEST(Cli, PrintConfigIsTheEffectiveConfigAndRoundTrips) {
   auto again = run_tool(bench, {"--config", dir / "printed.json", "--print-config"}, dir);
   ASSERT_EQ(again.rc, 0) << again.err;
   EXPECT_EQ(json::parse(again.out), printed);
+}
+
+TEST(Cli, SetModelNullIsThePresetNull) {
+  // --set storage.model=null names the preset "null" as --model null does (it was JSON null,
+  // which the key refused).
+  temp_dir dir;
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--set", "storage.model=null"},
+        std::vector<std::string>{"--model", "null"}}) {
+    std::vector<std::string> a = args;
+    a.push_back("--print-config");
+    auto r = run_tool(bench, a, dir);
+    ASSERT_EQ(r.rc, 0) << r.err;
+    EXPECT_EQ(json::parse(r.out)["storage"]["model"], json("null")) << args[0];
+  }
 }
 
 TEST(Cli, PrintConfigOfDefaultsIsTheStructDefaults) {

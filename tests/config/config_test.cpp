@@ -431,6 +431,12 @@ TEST(Config, CliValuesOfStringKeysAreTheirText) {
   EXPECT_EQ(parse_cli_value("q0,q1", "taxi.queries"), json("q0,q1"));
   // A JSON string literal is still read as JSON ("..." on the command line is that string).
   EXPECT_EQ(parse_cli_value("\"a b\"", "graph.file"), json("a b"));
+  // A model key (a preset name, a model file or an object) takes the text unless it is an
+  // object: `null` is the preset "null", not JSON null.
+  EXPECT_EQ(parse_cli_value("null", "storage.model"), json("null"));
+  EXPECT_EQ(parse_cli_value("12", "storage.model"), json("12"));
+  EXPECT_EQ(parse_cli_value("\"null\"", "storage.model"), json("null"));
+  EXPECT_EQ(parse_cli_value("{\"latency_us\": 3}", "storage.model")["latency_us"], 3);
   // Other keys: JSON first, as before.
   EXPECT_EQ(parse_cli_value("12", "workload.threads"), json(12));
   EXPECT_EQ(parse_cli_value("[\"a\"]", "report.formats"), json::array({"a"}));

@@ -30,7 +30,7 @@ config_cli::config_cli(CLI::App& app)
       ->check(CLI::ExistingFile);
   app.add_option("--set", sets_,
                  "override any key: --set section.key=VALUE (VALUE is JSON or a bare string; a "
-                 "string key takes the text); "
+                 "string key, and storage.model unless {...}, takes the text); "
                  "repeatable, applied last")
       ->type_name("KEY=VALUE")
       ->take_all();
@@ -59,15 +59,11 @@ config_cli::config_cli(CLI::App& app)
                                  "measure the machine's ceilings (report: bamkit.ceilings)");
   flags_.push_back(friendly{mc, "report.measure_ceilings",
                             [this] { return nlohmann::json(measure_ceilings_); }});
-  // The model flag takes a preset name or a JSON object: only "{...}" is parsed as JSON, so that
-  // the preset "null" stays a name.
+  // The model flag's text is read as --set reads storage.model's (parse_cli_value: a preset name
+  // or a model file, or an object when it is "{...}").
   for (friendly& f : flags_) {
-    if (f.key == "storage.model") {
-      f.value = [this] {
-        return !model_.empty() && model_.front() == '{' ? parse_cli_value(model_, "storage.model")
-                                                        : nlohmann::json(model_);
-      };
-    }
+    if (f.key == "storage.model")
+      f.value = [this] { return parse_cli_value(model_, "storage.model"); };
   }
   app.add_flag("--print-config", print_config_, "print the effective config as JSON and exit");
   app.add_flag("--print-schema", print_schema_,

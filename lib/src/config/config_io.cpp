@@ -139,21 +139,24 @@ void set_json_path(nlohmann::json& j, std::string_view path, nlohmann::json valu
 
 namespace {
 
-/// Whether `key` is a schema key whose value is a string (types string and enum).
-bool string_key(const std::string& key) {
-  if (key.empty()) return false;
+/// The schema type of `key` ("" for no key or one the schema does not know).
+std::string key_type(const std::string& key) {
+  if (key.empty()) return {};
   run_config c{};
   for (const detail::field& f : detail::fields_of(c)) {
-    if (f.key == key) return f.type == "string" || f.type == "enum";
+    if (f.key == key) return f.type;
   }
-  return false;
+  return {};
 }
 
 }  // namespace
 
 nlohmann::json parse_cli_value(std::string_view text, const std::string& key) {
   const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
-  if (!quoted && string_key(key)) return nlohmann::json(std::string(text));
+  const std::string type = key_type(key);
+  const bool text_itself = type == "string" || type == "enum" ||
+                           (type == "model" && (text.empty() || text.front() != '{'));
+  if (!quoted && text_itself) return nlohmann::json(std::string(text));
   try {
     return parse_json_unique_keys(text, key);
   } catch (const nlohmann::json::parse_error&) {

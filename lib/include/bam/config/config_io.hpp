@@ -87,9 +87,10 @@ std::string schema_markdown();
 void set_json_path(nlohmann::json& j, std::string_view path, nlohmann::json value);
 /// A command-line value for config key `key`: for a key whose value is a string (schema types
 /// string and enum) the text itself (`--data 123` is the directory "123"; a JSON string literal
-/// "..." is unquoted); for any other key JSON when it parses as JSON (numbers, true, [..], {..},
-/// "..."), else the text as a string. An object that names a key twice throws config_error naming
-/// it under `key` (e.g. "storage.model.latency_us").
+/// "..." is unquoted); for a model key (storage.model) the text itself unless it is an object
+/// "{...}" (`null` is the preset "null"); for any other key JSON when it parses as JSON (numbers,
+/// true, [..], {..}, "..."), else the text as a string. An object that names a key twice throws
+/// config_error naming it under `key` (e.g. "storage.model.latency_us").
 nlohmann::json parse_cli_value(std::string_view text, const std::string& key = {});
 
 /// Parses JSON like nlohmann::json::parse, but refuses an object that names a key twice (which
