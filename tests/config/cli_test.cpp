@@ -272,7 +272,8 @@ TEST(Cli, SetModelNullIsThePresetNull) {
   temp_dir dir;
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"--set", "storage.model=null"},
-        std::vector<std::string>{"--model", "null"}}) {
+        std::vector<std::string>{"--model", "null"},
+        std::vector<std::string>{"--model", "\"null\""}}) {
     std::vector<std::string> a = args;
     a.push_back("--print-config");
     auto r = run_tool(bench, a, dir);

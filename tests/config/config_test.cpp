@@ -14,6 +14,7 @@
 
 #include "bam/cache/cache_config.hpp"
 #include "bam/config/config_io.hpp"
+#include "bam/harness/tool_main.hpp"
 #include "bam/queue/queue_state.hpp"
 #include "tool_runner.hpp"
 
@@ -437,6 +438,11 @@ TEST(Config, CliValuesOfStringKeysAreTheirText) {
   EXPECT_EQ(parse_cli_value("12", "storage.model"), json("12"));
   EXPECT_EQ(parse_cli_value("\"null\"", "storage.model"), json("null"));
   EXPECT_EQ(parse_cli_value("{\"latency_us\": 3}", "storage.model")["latency_us"], 3);
+  EXPECT_EQ(parse_cli_value(" {\"latency_us\": 3}", "storage.model")["latency_us"], 3);
+  // Swept the same way: each value of a model axis is a name unless it is an object.
+  const std::vector<sweep_axis> axes = parse_sweeps({"storage.model=null,ideal"});
+  ASSERT_EQ(axes.size(), 1u);
+  EXPECT_EQ(axes[0].values, (std::vector<json>{json("null"), json("ideal")}));
   // Other keys: JSON first, as before.
   EXPECT_EQ(parse_cli_value("12", "workload.threads"), json(12));
   EXPECT_EQ(parse_cli_value("[\"a\"]", "report.formats"), json::array({"a"}));

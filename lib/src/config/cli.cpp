@@ -41,7 +41,8 @@ config_cli::config_cli(CLI::App& app)
   };
   add("--backend", backend_, "storage.backend", "emulated|nvme|host|uring|zerocopy|cufile");
   add("--ssds", ssds_, "storage.ssd_count", "number of SSDs");
-  add("--model", model_, "storage.model", "SSD model preset (or inline JSON object)");
+  add("--model", model_, "storage.model",
+      "SSD model: a preset, a model file (.json) or an inline JSON object");
   add("--media-path", media_path_, "storage.media.path", "media file (media.kind=file)");
   add("--pairs", pairs_, "queues.pairs_per_ssd", "I/O queue pairs per SSD");
   add("--depth", depth_, "queues.depth", "entries per queue");

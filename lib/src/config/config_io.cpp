@@ -154,8 +154,9 @@ std::string key_type(const std::string& key) {
 nlohmann::json parse_cli_value(std::string_view text, const std::string& key) {
   const bool quoted = text.size() >= 2 && text.front() == '"' && text.back() == '"';
   const std::string type = key_type(key);
-  const bool text_itself = type == "string" || type == "enum" ||
-                           (type == "model" && (text.empty() || text.front() != '{'));
+  const auto first = text.find_first_not_of(" \t\r\n");  // JSON may start with white space
+  const bool object = first != std::string_view::npos && text[first] == '{';
+  const bool text_itself = type == "string" || type == "enum" || (type == "model" && !object);
   if (!quoted && text_itself) return nlohmann::json(std::string(text));
   try {
     return parse_json_unique_keys(text, key);
