@@ -440,9 +440,13 @@ TEST(Config, CliValuesOfStringKeysAreTheirText) {
   EXPECT_EQ(parse_cli_value("{\"latency_us\": 3}", "storage.model")["latency_us"], 3);
   EXPECT_EQ(parse_cli_value(" {\"latency_us\": 3}", "storage.model")["latency_us"], 3);
   // Swept the same way: each value of a model axis is a name unless it is an object.
-  const std::vector<sweep_axis> axes = parse_sweeps({"storage.model=null,ideal"});
-  ASSERT_EQ(axes.size(), 1u);
+  const std::vector<sweep_axis> axes = parse_sweeps(
+      {"storage.model=null,ideal", "workload.op=read, write", "queues.depth= 64 ,128"});
+  ASSERT_EQ(axes.size(), 3u);
   EXPECT_EQ(axes[0].values, (std::vector<json>{json("null"), json("ideal")}));
+  // Blanks around a swept value are the list's layout, not the value's.
+  EXPECT_EQ(axes[1].values, (std::vector<json>{json("read"), json("write")}));
+  EXPECT_EQ(axes[2].values, (std::vector<json>{json(64), json(128)}));
   // Other keys: JSON first, as before.
   EXPECT_EQ(parse_cli_value("12", "workload.threads"), json(12));
   EXPECT_EQ(parse_cli_value("[\"a\"]", "report.formats"), json::array({"a"}));

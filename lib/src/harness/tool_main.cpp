@@ -423,7 +423,12 @@ std::vector<sweep_axis> parse_sweeps(const std::vector<std::string>& specs) {
     std::string_view rest = std::string_view(s).substr(eq + 1);
     while (true) {
       const auto comma = rest.find(',');
-      a.values.push_back(parse_cli_value(rest.substr(0, comma), a.key));
+      // Blanks around a value are the list's layout ("read, write"), not the value's.
+      std::string_view v = rest.substr(0, comma);
+      const auto first = v.find_first_not_of(" \t");
+      v = first == std::string_view::npos ? std::string_view{}
+                                          : v.substr(first, v.find_last_not_of(" \t") - first + 1);
+      a.values.push_back(parse_cli_value(v, a.key));
       if (comma == std::string_view::npos) break;
       rest = rest.substr(comma + 1);
     }
