@@ -1,6 +1,6 @@
 """scripts/gpu/io-path-table.py on measured reports: each point's rate, its share of the ceiling
-the same process measured, and the engine that served it (blocks x warps per block), as the
-reports say, and the share of the resident client threads' I/Os in flight; a report from before
+the same process measured, and the engine that served it (blocks x warps per block, and its
+placement where it is not the block scheduler's), as the reports say, and the share of the resident client threads' I/Os in flight; a report from before
 the engine's (or the client threads') keys gets "-" there."""
 import json
 import shutil
@@ -37,6 +37,13 @@ class IoPathTable(TempDirTest):
         points[("emulator", "with_clients")] = self.tmp / "with_clients.json"
         (self.tmp / "with_clients.json").write_text(json.dumps(doc))
         shutil.copy(self.tmp / "with_clients.json", self.tmp / "emulator" / "with_clients.json")
+        # A report of the engine on the first SMs (optane10_1g_even): its placement is named.
+        doc = json.loads(points[("hardware", "optane10_1g")].read_text())
+        b = doc["jobs"][0].get("bamkit", doc["bamkit"])
+        b["config"]["gpu"]["engine_placement"] = "first-sms"
+        points[("hardware", "optane10_1g_even")] = self.tmp / "even.json"
+        (self.tmp / "even.json").write_text(json.dumps(doc))
+        shutil.copy(self.tmp / "even.json", self.tmp / "hardware" / "optane10_1g_even.json")
         out = run("gpu/io-path-table.py", self.tmp, "--json", self.tmp / "rows.json", check=0)
         lines = [l for l in out.stdout.splitlines() if l.startswith("| emulator") or
                  l.startswith("| hardware")]
@@ -58,6 +65,8 @@ class IoPathTable(TempDirTest):
                 want = f"{st['engine_blocks']} x {st['engine_warps'] // st['engine_blocks']}"
             else:
                 want = "-"
+            if key[1] == "optane10_1g_even":
+                want += ", first-sms"
             self.assertEqual(cells[7], want, line)
             self.assertEqual(cells[8], "0.42 of 29,440" if key[1] == "with_clients" else "-", line)
         # The automatic shape: 16 x 16, with the ordering warps' block beside in the hardware
@@ -66,6 +75,11 @@ class IoPathTable(TempDirTest):
         self.assertEqual(rows[("hardware", "optane10_1g")]["engine_blocks"], 17)
         self.assertEqual(rows[("hardware", "ideal_512_4g")]["engine_blocks"], 40)
         self.assertNotIn("engine_blocks", rows[("emulator", "ideal_512_1g")])
+        self.assertEqual(rows[("hardware", "optane10_1g_even")]["engine_placement"], "first-sms")
+        self.assertNotIn("engine_placement", rows[("hardware", "optane10_1g")])  # before c61a382
+        # Rows in the table's order: the even point right after its default.
+        order = [l.split("|")[2].strip() for l in lines if l.startswith("| hardware")]
+        self.assertEqual(order.index("optane10_1g_even"), order.index("optane10_1g") + 1, order)
         self.assertEqual(rows[("emulator", "with_clients")]["peak_resident"], 29440)
         self.assertNotIn("in_flight_share", rows[("emulator", "optane10_1g")])
 

@@ -52,6 +52,18 @@ class RegressionPoints(TempDirTest):
         self.assertEqual(bad.returncode, 1)
         self.assertIn("unknown point no_such_point", bad.stderr)
 
+    def test_even_point_is_the_10_gib_point_with_the_engine_on_the_first_sms(self):
+        base = sh("io-path-table.sh", "--args", "optane10_1g", PROTOCOL="emulator")
+        even = sh("io-path-table.sh", "--args", "optane10_1g_even", PROTOCOL="emulator")
+        self.assertEqual(even.returncode, 0, even.stderr)
+        self.assertEqual(even.stdout.split(), base.stdout.split() + [
+            "--set", "gpu.engine_placement=first-sms", "--set", "gpu.engine_blocks=32", "--set",
+            "gpu.engine_warps_per_block=8"])
+        # It takes as long as the 10 GiB point (the estimate knows it).
+        one = sh("io-path-table.sh", "--estimate", POINTS="optane10_1g")
+        both = sh("io-path-table.sh", "--estimate", POINTS="optane10_1g optane10_1g_even")
+        self.assertEqual(int(both.stdout), 2 * int(one.stdout))
+
     def test_table_and_figure4_points_alternate_old_and_new(self):
         old, new = self.stand_in("old"), self.stand_in("new")
         r = sh("regression-points.sh", OLD=old, NEW=new, OUT=self.tmp / "out", ROUNDS=2,
