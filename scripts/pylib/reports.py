@@ -123,6 +123,7 @@ def flatten(obj, prefix=""):
 
 
 _defaults = None
+_types = None
 
 
 def config_defaults():
@@ -134,6 +135,31 @@ def config_defaults():
         rows = re.findall(r"^\| `([a-z_.]+)` \| [^|]+ \| `(.*?)` \|", text, re.M)
         _defaults = {key: json.loads(value) for key, value in rows}
     return _defaults
+
+
+def config_types():
+    """Every config key's schema type ("uint", "enum", "string", "model", ...), by dotted path,
+    from the same table as config_defaults."""
+    global _types
+    if _types is None:
+        text = (REPO / "docs" / "config.md").read_text()
+        _types = dict(re.findall(r"^\| `([a-z_.]+)` \| ([^|]+?) \| `", text, re.M))
+    return _types
+
+
+def cli_value(text, key):
+    """A --set VALUE as the tools read it (parse_cli_value, lib/src/config/config_io.cpp): a
+    string or enum key, and storage.model unless its first non-blank character is `{`, takes
+    the text itself unless it is quoted; any other value is JSON, or the text where it is not."""
+    quoted = len(text) >= 2 and text[0] == '"' and text[-1] == '"'
+    kind = config_types().get(key, "")
+    is_object = text.lstrip(" \t\r\n").startswith("{")
+    if not quoted and (kind in ("string", "enum") or (kind == "model" and not is_object)):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
 
 
 def total_iops(job):

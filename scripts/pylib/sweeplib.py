@@ -156,11 +156,7 @@ def load_spec(path, overrides=()):
         if not eq:
             raise SpecError("--set", f"'{o}' is not KEY=VALUE")
         _check_key(f"--set {key}", key, schema)
-        try:
-            v = json.loads(value)
-        except ValueError:
-            v = value
-        spec.setdefault("set", {})[key] = v
+        spec.setdefault("set", {})[key] = reports.cli_value(value, key)
     return spec
 
 

@@ -15,6 +15,7 @@ sys.path.insert(0, str(REPO / "scripts" / "pylib"))
 import figures  # noqa: E402
 import perfcheck  # noqa: E402
 import reports  # noqa: E402
+import sweeplib  # noqa: E402
 
 NBB = ["--bin", BUILD]
 
@@ -300,6 +301,29 @@ class SweepTest(TempDirTest):
         run("sweep", write_spec(self.tmp, spec()), "--out", self.tmp / "o", *NBB, "--points", "0", check=0)
         r = run("sweep", write_spec(self.tmp, spec(limit_s=30)), "--out", self.tmp / "o", *NBB, check=2)
         self.assertIn("other points", r.stderr)
+
+    def test_set_overrides_are_read_as_the_tools_read_them(self):
+        # parse_cli_value's rule (lib/src/config/config_io.cpp): a string or enum key, and
+        # storage.model unless it is {...}, takes the text unless quoted; others are JSON.
+        path = write_spec(self.tmp, spec())
+        got = sweeplib.load_spec(path, ["storage.model=null", "storage.protocol=emulator",
+                                        "workload.threads=4", 'report.formats=["json"]',
+                                        "queues.depth=64"])["set"]
+        self.assertEqual(got["storage.model"], "null")  # the preset, not JSON null
+        self.assertEqual(got["storage.protocol"], "emulator")
+        self.assertEqual(got["workload.threads"], 4)
+        self.assertEqual(got["report.formats"], ["json"])
+        self.assertEqual(got["queues.depth"], 64)
+        self.assertEqual(sweeplib.load_spec(path, ['storage.model="null"'])["set"]["storage.model"],
+                         "null")
+        self.assertEqual(sweeplib.load_spec(path, ['storage.model= {"latency_us": 3}'])["set"]
+                         ["storage.model"], {"latency_us": 3})
+        # What the point's command passes back is what the tool reads: the preset's name.
+        pt = sweeplib.expand(sweeplib.load_spec(path, ["storage.model=null"]))[0]
+        cmd = sweeplib.command(pt, "nbb", self.tmp, self.tmp)
+        self.assertIn('storage.model="null"', cmd)
+        r = run("sweep", path, "--set", "workload.thread=1", "--check", *NBB, check=2)
+        self.assertIn("workload.thread", r.stderr)
 
     def test_every_checked_in_spec_is_valid(self):
         specs = sorted((REPO / "configs" / "sweeps").glob("*.json")) + \
