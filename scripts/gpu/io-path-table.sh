@@ -10,10 +10,10 @@
 #   optane4_512      512 B, 4 x optane-p5800x, 1 GiB each
 #   optane10_256m    512 B, 10 x optane-p5800x, 256 MiB each         (over 2.5 GiB)
 #   optane10_1g      512 B, 10 x optane-p5800x, 1 GiB each           (over 10 GiB)
-#   optane10_1g_even the same with the engine's 64 x 4 blocks each alone on one of the GPU's first
-#                    SMs (gpu.engine_placement first-sms): even service for the latency tail
-#                    (docs/gpu-engine.md, "Even service at 10 GiB"; not in the default POINTS:
-#                    run it by name)
+#   optane10_1g_even the same with the engine as 64 blocks of 4 warps, each block alone on one of
+#                    the GPU's first SMs (gpu.engine_placement first-sms): even service for the
+#                    latency tail (docs/gpu-engine.md, "Even service at 10 GiB"; not in the
+#                    default POINTS: run it by name)
 #   qd1_null         1 GPU thread, 1 command at a time, 1 null SSD, 1 queue pair: latency
 #   qd1_optane       the same on 1 x optane-p5800x (model latency 10 us)
 #   oneqp_null       one queue pair of 1024 on a null SSD, 1K / 64K / 1M threads (one process,

@@ -24,6 +24,8 @@ class IoPathTable(TempDirTest):
             ("emulator", "optane10_1g"): sweep_point(0, "ssd10_1g", "emulator", 0, 0),
             ("hardware", "optane10_1g"): sweep_point(4, "ssd10_1g", "hardware", 0, 0),
             ("hardware", "ideal_512_4g"): sweep_point(15, "ideal_4g", "hardware", 40, 16),
+            # a later point of the table's order than the even one (any report stands in)
+            ("hardware", "qd1_null"): sweep_point(15, "ideal_4g", "hardware", 40, 16),
             ("emulator", "ideal_512_1g"): OLD / "ideal_512_1g.json",
         }
         for (protocol, point), src in points.items():
