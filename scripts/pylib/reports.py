@@ -147,17 +147,33 @@ def config_types():
     return _types
 
 
+class DuplicateKey(ValueError):
+    """A JSON object that names a key twice (the tools refuse it: parse_json_unique_keys)."""
+
+
+def _unique_keys(pairs):
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise DuplicateKey(f"key '{k}' given twice")
+        seen[k] = v
+    return seen
+
+
 def cli_value(text, key):
     """A --set VALUE as the tools read it (parse_cli_value, lib/src/config/config_io.cpp): a
     string or enum key, and storage.model unless its first non-blank character is `{`, takes
-    the text itself unless it is quoted; any other value is JSON, or the text where it is not."""
+    the text itself unless it is quoted; any other value is JSON, or the text where it is not.
+    Raises DuplicateKey for an object that names a key twice, as the tools refuse it."""
     quoted = len(text) >= 2 and text[0] == '"' and text[-1] == '"'
     kind = config_types().get(key, "")
     is_object = text.lstrip(" \t\r\n").startswith("{")
     if not quoted and (kind in ("string", "enum") or (kind == "model" and not is_object)):
         return text
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except DuplicateKey:
+        raise
     except ValueError:
         return text
 

@@ -156,7 +156,10 @@ def load_spec(path, overrides=()):
         if not eq:
             raise SpecError("--set", f"'{o}' is not KEY=VALUE")
         _check_key(f"--set {key}", key, schema)
-        spec.setdefault("set", {})[key] = reports.cli_value(value, key)
+        try:
+            spec.setdefault("set", {})[key] = reports.cli_value(value, key)
+        except reports.DuplicateKey as e:
+            raise SpecError(f"--set {key}", str(e)) from None
     return spec
 
 

@@ -324,6 +324,11 @@ class SweepTest(TempDirTest):
         self.assertIn('storage.model="null"', cmd)
         r = run("sweep", path, "--set", "workload.thread=1", "--check", *NBB, check=2)
         self.assertIn("workload.thread", r.stderr)
+        # An object naming a key twice is refused, as the tools refuse it.
+        r = run("sweep", path, "--set", 'storage.model={"latency_us": 1, "latency_us": 2}',
+                "--check", *NBB, check=2)
+        self.assertIn("storage.model", r.stderr)
+        self.assertIn("'latency_us' given twice", r.stderr)
 
     def test_every_checked_in_spec_is_valid(self):
         specs = sorted((REPO / "configs" / "sweeps").glob("*.json")) + \
