@@ -126,24 +126,26 @@ _defaults = None
 _types = None
 
 
-def config_defaults():
-    """Every config key's default, by dotted path, from the key table of docs/config.md (the
-    table is `--print-schema`'s output; tests/config/cli_test.cpp keeps them equal)."""
-    global _defaults
+def _read_config_table():
+    """Reads the key table of docs/config.md once (the table is `--print-schema`'s output;
+    tests/config/cli_test.cpp keeps them equal): every key's type and default."""
+    global _defaults, _types
     if _defaults is None:
         text = (REPO / "docs" / "config.md").read_text()
-        rows = re.findall(r"^\| `([a-z_.]+)` \| [^|]+ \| `(.*?)` \|", text, re.M)
-        _defaults = {key: json.loads(value) for key, value in rows}
+        rows = re.findall(r"^\| `([a-z_.]+)` \| ([^|]+?) \| `(.*?)` \|", text, re.M)
+        _types = {key: kind for key, kind, _ in rows}
+        _defaults = {key: json.loads(value) for key, _, value in rows}
+
+
+def config_defaults():
+    """Every config key's default, by dotted path."""
+    _read_config_table()
     return _defaults
 
 
 def config_types():
-    """Every config key's schema type ("uint", "enum", "string", "model", ...), by dotted path,
-    from the same table as config_defaults."""
-    global _types
-    if _types is None:
-        text = (REPO / "docs" / "config.md").read_text()
-        _types = dict(re.findall(r"^\| `([a-z_.]+)` \| ([^|]+?) \| `", text, re.M))
+    """Every config key's schema type ("uint", "enum", "string", "model", ...), by dotted path."""
+    _read_config_table()
     return _types
 
 

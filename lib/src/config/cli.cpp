@@ -43,6 +43,9 @@ config_cli::config_cli(CLI::App& app)
   add("--ssds", ssds_, "storage.ssd_count", "number of SSDs");
   add("--model", model_, "storage.model",
       "SSD model: a preset, a model file (.json) or an inline JSON object");
+  // The model flag's text is read as --set reads storage.model's (parse_cli_value: a preset name
+  // or a model file, or an object when it is "{...}").
+  flags_.back().value = [this] { return parse_cli_value(model_, "storage.model"); };
   add("--media-path", media_path_, "storage.media.path", "media file (media.kind=file)");
   add("--pairs", pairs_, "queues.pairs_per_ssd", "I/O queue pairs per SSD");
   add("--depth", depth_, "queues.depth", "entries per queue");
@@ -60,12 +63,6 @@ config_cli::config_cli(CLI::App& app)
                                  "measure the machine's ceilings (report: bamkit.ceilings)");
   flags_.push_back(friendly{mc, "report.measure_ceilings",
                             [this] { return nlohmann::json(measure_ceilings_); }});
-  // The model flag's text is read as --set reads storage.model's (parse_cli_value: a preset name
-  // or a model file, or an object when it is "{...}").
-  for (friendly& f : flags_) {
-    if (f.key == "storage.model")
-      f.value = [this] { return parse_cli_value(model_, "storage.model"); };
-  }
   app.add_flag("--print-config", print_config_, "print the effective config as JSON and exit");
   app.add_flag("--print-schema", print_schema_,
                "print the config schema (keys, defaults, ranges) as Markdown and exit");
