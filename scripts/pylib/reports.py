@@ -162,18 +162,23 @@ def _unique_keys(pairs):
     return seen
 
 
+def _not_json(name):
+    raise ValueError(f"{name} is not JSON")
+
+
 def cli_value(text, key):
     """A --set VALUE as the tools read it (parse_cli_value, lib/src/config/config_io.cpp): a
     string or enum key, and storage.model unless its first non-blank character is `{`, takes
     the text itself unless it is quoted; any other value is JSON, or the text where it is not.
-    Raises DuplicateKey for an object that names a key twice, as the tools refuse it."""
+    Raises DuplicateKey for an object that names a key twice, as the tools refuse it. NaN and
+    (-)Infinity are not JSON to the tools (nlohmann::json): the text stays text, as there."""
     quoted = len(text) >= 2 and text[0] == '"' and text[-1] == '"'
     kind = config_types().get(key, "")
     is_object = text.lstrip(" \t\r\n").startswith("{")
     if not quoted and (kind in ("string", "enum") or (kind == "model" and not is_object)):
         return text
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys)
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_not_json)
     except DuplicateKey:
         raise
     except ValueError:

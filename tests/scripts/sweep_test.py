@@ -318,6 +318,13 @@ class SweepTest(TempDirTest):
                          "null")
         self.assertEqual(sweeplib.load_spec(path, ['storage.model= {"latency_us": 3}'])["set"]
                          ["storage.model"], {"latency_us": 3})
+        # NaN and Infinity are not JSON to the tools: the text stays text (and no NaN reaches
+        # sweep.json, which strict JSON readers would refuse).
+        nan = sweeplib.load_spec(path, ["workload.duration_s=NaN", "workload.threads=-Infinity",
+                                        'storage.model={"latency_us": NaN}'])["set"]
+        self.assertEqual(nan["workload.duration_s"], "NaN")
+        self.assertEqual(nan["workload.threads"], "-Infinity")
+        self.assertEqual(nan["storage.model"], '{"latency_us": NaN}')
         # What the point's command passes back is what the tool reads: the preset's name.
         pt = sweeplib.expand(sweeplib.load_spec(path, ["storage.model=null"]))[0]
         cmd = sweeplib.command(pt, "nbb", self.tmp, self.tmp)
