@@ -1098,7 +1098,8 @@ TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
   // One engine warp serves both queues (lanes 0 and 1) of a drive that takes 10 us a command
   // (100 K IOPS), so a turn's batch of 32 books 320 us of its pipe and the next turn waits for
   // it. Queue 0 has 1000 entries waiting when queue 1's one arrives: taken in round robin, queue
-  // 1's is in one of the first turns that see it (measured: after 32 of queue 0's). With lane 0
+  // 1's is in one of the first turns that see it (measured: after 32 of queue 0's; 31 with the
+  // fair claim, whose turn gives it its one entry beside 31 of queue 0's). With lane 0
   // first at every turn it would wait until queue 0's SQ was empty (before = 1000, about 10 ms
   // later; by the engine's code, not run).
   bam::emu::gpu::drive_config dc;

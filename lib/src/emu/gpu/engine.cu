@@ -5,7 +5,8 @@
 // in registers, `warp_state`). Each turn of its loop (`engine_kernel`) a warp
 //   claim_entries     reads the SQ tail doorbells of its queues (one lane each) and takes up to 32
 //                     new entries, no more than it has free pending slots, the queues in turn
-//                     (the first moves on by one every turn);
+//                     (the first moves on by one every turn; when not all fit, each queue first
+//                     takes up to an equal share);
 //   1. fetch_batch    one lane per entry: fetch, fault decision, emu::process_nvm (the processor
 //                     shared with the host engine) with a DMA policy that only records what to
 //                     move;
@@ -362,12 +363,13 @@ __device__ __forceinline__ std::uint32_t new_entries(const engine_params& p, con
 /// (the cap), the queues in turn (a rotating priority, like NVMe's round-robin arbitration): the
 /// queue first in the order moves on by one lane every turn that takes anything. When the cap
 /// holds every entry the queues show, each queue takes all of its own. When it does not, each
-/// queue with entries first takes an equal share of the cap (at least one entry, in that order),
-/// and what is left goes in that order: an arbitration burst of cap / queues. Before, the first
-/// queue took up to the whole cap and each later one what was left, so under a backlog each of a
-/// warp's queues was served about one turn in as many turns as it has queues; at the 10-SSD 1 GiB
-/// point with the engine on the first SMs the commands that took over 1.5 ms spent 85 % of it in
-/// the SQ before any claim (docs/gpu-engine.md, "Where the tail waits").
+/// queue with entries first takes up to an equal share of the cap (at least one entry while the
+/// cap lasts, in that order), and what is left goes in that order: an arbitration burst of cap /
+/// queues with entries. Why: with the first queue taking up to the whole cap, a backlog served
+/// each queue in bulk about one turn in as many as the warp has queues; at the 10-SSD 1 GiB
+/// point with the engine on the first SMs the commands slower than 1.5 ms spent 83-91 % of their
+/// mean time before the claim that took them (docs/gpu-engine.md, "Where the tail waits", "A
+/// fair claim").
 __device__ __forceinline__ claim claim_entries(const engine_params& p, warp_state& w) {
   const std::uint32_t avail = new_entries(p, w);
   const std::uint32_t room = pending_per_warp - w.parked;
@@ -381,8 +383,8 @@ __device__ __forceinline__ claim claim_entries(const engine_params& p, warp_stat
   const std::uint32_t n = w.serving, lead = w.lead;
   const std::uint32_t at_pos = lane < n ? (lane + lead < n ? lane + lead : lane + lead - n) : lane;
   const std::uint32_t pos = lane < n ? (lane >= lead ? lane - lead : lane + n - lead) : lane;
-  // This lane's inclusive prefix of x over the positions (lane x reads the x of position x, and
-  // its own prefix at its position); `all_of`: the sum over every position.
+  // This lane's inclusive prefix of x over the positions (lane i reads the value of position i,
+  // then its own prefix at its position); `all_of`: the sum over every position.
   const auto by_position = [&](std::uint32_t x, std::uint32_t& all_of) {
     const std::uint32_t incl_at_pos = inclusive_sum(shfl(x, static_cast<int>(at_pos)), w.lane);
     all_of = shfl(incl_at_pos, 31);
@@ -396,12 +398,12 @@ __device__ __forceinline__ claim claim_entries(const engine_params& p, warp_stat
   if (__reduce_add_sync(full, want) > cap) {  // warp-uniform
     const auto active = static_cast<std::uint32_t>(__popc(__ballot_sync(full, want != 0)));
     const std::uint32_t share = cap / active != 0 ? cap / active : 1;
-    std::uint32_t all1 = 0, all2 = 0;
+    std::uint32_t all1 = 0, unused = 0;
     std::uint32_t first = want < share ? want : share;
     first = fit(first, by_position(first, all1) - first, cap);
     const std::uint32_t used = all1 < cap ? all1 : cap;
     std::uint32_t rest = want - first;
-    rest = fit(rest, by_position(rest, all2) - rest, cap - used);
+    rest = fit(rest, by_position(rest, unused) - rest, cap - used);
     take = first + rest;
   }
   std::uint32_t all = 0;
