@@ -1,7 +1,8 @@
 """scripts/gpu/io-path-table.py on measured reports: each point's rate, its share of the ceiling
 the same process measured, and the engine that served it (blocks x warps per block, and its
-placement where it is not the block scheduler's), as the reports say, and the share of the resident client threads' I/Os in flight; a report from before
-the engine's (or the client threads') keys gets "-" there."""
+placement where it is not the block scheduler's), as the reports say, and the share of the
+resident client threads' I/Os in flight; a report from before the engine's (or the client
+threads') keys gets "-" there."""
 import json
 import shutil
 import unittest
