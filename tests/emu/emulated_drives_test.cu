@@ -1136,6 +1136,83 @@ TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
   CUDA_OK(cudaFree(before));
 }
 
+/// One block plays the host of `queues` queues served by the same engine warp: thread 0 writes
+/// `backlog` reads into each queue's SQ and rings their doorbells in order; once the last queue's
+/// first completion is posted the block counts the other queues' completions posted by then
+/// (`before`, a snapshot as in arbitration_kernel); then it waits for all of them (2 s at most).
+__global__ void fair_claim_kernel(drives_ref v, std::byte* buf, std::uint32_t queues,
+                                  std::uint32_t backlog, std::uint32_t* before) {
+  const std::uint64_t deadline = bam::now_ns() + 2'000'000'000;
+  const bam::queue_pointers last = v.queue(0, queues - 1).pointers();
+  if (threadIdx.x == 0) {
+    const nvme::prp_pair prp{reinterpret_cast<std::uintptr_t>(buf), 0};
+    for (std::uint32_t q = 0; q < queues; ++q) {
+      const bam::queue_pointers p = v.queue(0, q).pointers();
+      for (std::uint32_t i = 0; i < backlog; ++i) {
+        p.sq[i] = nvme::read(1, i, 1, prp);
+        p.sq[i].cid = static_cast<std::uint16_t>(i);
+      }
+    }
+    for (std::uint32_t q = 0; q < queues; ++q)
+      bam::device_doorbell::ring(v.queue(0, q).pointers().sq_doorbell, backlog);
+    if (!cq_posted(last, 0, true, deadline)) *before = ~0u - 1;  // never came
+  }
+  __syncthreads();
+  std::uint32_t mine = 0;
+  for (std::uint32_t q = 0; q + 1 < queues; ++q)
+    mine += threadIdx.x < backlog && cq_posted(v.queue(0, q).pointers(), threadIdx.x, true, 0);
+  std::uint32_t n = 0;  // the sum of `mine` over the threads
+  for (std::uint32_t k = 1; k < queues; ++k)
+    n += static_cast<std::uint32_t>(__syncthreads_count(mine >= k));
+  if (threadIdx.x == 0 && *before == ~0u) *before = n;
+  for (std::uint32_t q = 0; q < queues && threadIdx.x < backlog; ++q)
+    (void)cq_posted(v.queue(0, q).pointers(), threadIdx.x, true, deadline);
+}
+
+TEST(GpuArbitration, BackloggedQueuesShareATurn) {
+  if (!have_gpu()) GTEST_SKIP() << "no GPU";
+  // One engine warp serves four queues of a drive that takes 10 us a command, each with 200
+  // entries waiting. The completions post in the order the turns booked them. With the fair
+  // claim a turn that sees all four takes 8 of each, so the last queue's first completion is
+  // booked after at most 24 of the others' in that turn, plus the 32 of a first turn that saw
+  // only some doorbells: 56 at most, fewer by where the turn's rotating order starts (48 on an
+  // H200, 2026-12-01). With the first queue in the order taking all 32 (d451ee0), it
+  // came after the other three queues' turns of 32: 96 or more (96 there, the same day: the
+  // probes README's fair-claim-test.patch).
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 12;
+  dc.model = bam::emu::timing_preset("ideal");
+  dc.model.read_iops_512 = dc.model.read_iops_4k = 100'000;
+  constexpr std::uint32_t queues = 4, backlog = 200;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc},
+                                         .queues_per_drive = queues,
+                                         .queue_entries = 1024,
+                                         .engine_blocks = 1,
+                                         .engine_warps_per_block = 1};
+  std::byte* buf = nullptr;
+  std::uint32_t* before = nullptr;
+  CUDA_OK(cudaMalloc(&buf, 4096));
+  CUDA_OK(cudaMallocManaged(&before, sizeof(std::uint32_t)));
+  *before = ~0u;
+  CUDA_OK(bam::preload_kernel(fair_claim_kernel));
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  fair_claim_kernel<<<1, 1024, 0, s>>>(drives.ref(), buf, queues, backlog, before);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+  EXPECT_EQ(drives.stats()[0].completed, queues * backlog);
+  EXPECT_NE(*before, ~0u - 1) << "the last queue's first command did not complete within 2 s";
+  EXPECT_LE(*before, 2u * 32u) << "the last queue waited for the other queues' whole turns";
+  std::printf("other queues' completions before the last queue's first: %u of %u\n", *before,
+              (queues - 1) * backlog);
+  CUDA_OK(cudaFree(buf));
+  CUDA_OK(cudaFree(before));
+}
+
 // ---- the express post and a full CQ ----------------------------------------------------------
 
 /// One thread plays the host of one queue of `n` entries on an untimed drive, one command at a
