@@ -10,10 +10,10 @@
 #   optane4_512      512 B, 4 x optane-p5800x, 1 GiB each
 #   optane10_256m    512 B, 10 x optane-p5800x, 256 MiB each         (over 2.5 GiB)
 #   optane10_1g      512 B, 10 x optane-p5800x, 1 GiB each           (over 10 GiB)
-#   optane10_1g_even the same with the engine as 64 blocks of 4 warps, each block alone on one of
+#   optane10_1g_even the same with the engine as 80 blocks of 4 warps, each block alone on one of
 #                    the GPU's first SMs (gpu.engine_placement first-sms): even service for the
-#                    latency tail (docs/gpu-engine.md, "Even service at 10 GiB"; not in the
-#                    default POINTS: run it by name)
+#                    latency tail (docs/gpu-engine.md, "Even service at 10 GiB"; 64 blocks before
+#                    2026-12-01's fair-claim results; not in the default POINTS: run it by name)
 #   qd1_null         1 GPU thread, 1 command at a time, 1 null SSD, 1 queue pair: latency
 #   qd1_optane       the same on 1 x optane-p5800x (model latency 10 us)
 #   oneqp_null       one queue pair of 1024 on a null SSD, 1K / 64K / 1M threads (one process,
@@ -70,7 +70,7 @@ args_of() {
     optane10_1g) echo "${BASE[@]}" --ssds 10 --model optane-p5800x --io-size 512 \
       --set storage.media.size_bytes=$GiB --ios 67108864 --measure-ceilings ;;
     optane10_1g_even) echo "$(args_of optane10_1g)" --set gpu.engine_placement=first-sms \
-      --set gpu.engine_blocks=64 --set gpu.engine_warps_per_block=4 ;;
+      --set gpu.engine_blocks=80 --set gpu.engine_warps_per_block=4 ;;
     qd1_null) echo "${QD1[@]}" --model null ;;
     qd1_optane) echo "${QD1[@]}" --model optane-p5800x ;;
     oneqp_null) echo --backend emulated --pairs 1 --depth 1024 --outstanding 1 --repeat 3 \

@@ -57,7 +57,7 @@ class RegressionPoints(TempDirTest):
         even = sh("io-path-table.sh", "--args", "optane10_1g_even", PROTOCOL="emulator")
         self.assertEqual(even.returncode, 0, even.stderr)
         self.assertEqual(even.stdout.split(), base.stdout.split() + [
-            "--set", "gpu.engine_placement=first-sms", "--set", "gpu.engine_blocks=64", "--set",
+            "--set", "gpu.engine_placement=first-sms", "--set", "gpu.engine_blocks=80", "--set",
             "gpu.engine_warps_per_block=4"])
         # It takes as long as the 10 GiB point (the estimate knows it).
         one = sh("io-path-table.sh", "--estimate", POINTS="optane10_1g")
