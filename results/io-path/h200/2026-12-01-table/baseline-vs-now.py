@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
-"""baseline-vs-now.md: this folder's table.json against issue 19's baseline table (51665de),
-matched by protocol, point and threads. Run from the repository root:
-    python3 results/io-path/h200/2026-12-01-table/baseline-vs-now.py > <that folder>/baseline-vs-now.md
+"""baseline-vs-now.md: a table.json (this folder's unless named) against issue 19's baseline
+table (51665de), matched by protocol, point and threads. Run from the repository root:
+    python3 results/io-path/h200/2026-12-01-table/baseline-vs-now.py [TABLE_JSON [LABEL
+      [BASE_JSON BASE_LABEL]]] > <that table's folder>/baseline-vs-now.md
+LABEL names the new table's build in the header (default e1ff784, this folder's); BASE_JSON and
+BASE_LABEL put another table in the baseline's place.
 """
 import json
+import sys
 
 D = "results/io-path/h200/"
-base = json.load(open(D + "2026-11-25-51665de/table.json"))
-new = json.load(open(D + "2026-12-01-table/table.json"))
+base = json.load(open(sys.argv[3] if len(sys.argv) > 3 else D + "2026-11-25-51665de/table.json"))
+base_label = sys.argv[4] if len(sys.argv) > 4 else "baseline 51665de"
+new = json.load(open(sys.argv[1] if len(sys.argv) > 1 else D + "2026-12-01-table/table.json"))
+label = sys.argv[2] if len(sys.argv) > 2 else "e1ff784"
 
 
 def key(r):
@@ -19,8 +25,8 @@ def m(v):
 
 
 b = {key(r): r for r in base}
-print("| protocol | point | threads | baseline 51665de, M IOPS (min-max) | e1ff784, M IOPS (min-max)"
-      " | new / baseline | mean latency us, baseline / new | p99.99 us, baseline / new |")
+print(f"| protocol | point | threads | {base_label}, M IOPS (min-max) | {label}, M IOPS (min-max)"
+      " | new / old | mean latency us, old / new | p99.99 us, old / new |")
 print("|---|---|---|---|---|---|---|---|")
 for r in new:
     now = f"{m(r['iops'])} ({m(r['iops_min'])}-{m(r['iops_max'])})"
