@@ -37,13 +37,15 @@
 # taxi.sh's (--media). The folders hold taxi-query, bfs, cc and bam-data too. Paths (OUT, DATA)
 # must not contain spaces: a point's arguments are split on them.
 # ARGS: extra arguments for both builds (e.g. --set storage.protocol=hardware for the f4_ and
-# cache points); NEW_ARGS: for the new build only, after ARGS (e.g. keys the old one does not know).
+# cache points); NEW_ARGS / OLD_ARGS: for the new / old build only, after ARGS (e.g. keys the old
+# one does not know; or, with OLD and NEW the same folder, two settings of one build:
+# OLD_ARGS="--set gpu.engine_blocks=64" NEW_ARGS="--set gpu.engine_blocks=80").
 # Old runs before new in odd rounds and after it in even ones (an order effect falls on both).
 # An unknown point is named once and fails the run; the others still run.
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
 # Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [ARGS="..."]
-#        [NEW_ARGS="..."] [TABLE_PROTOCOL=hardware] [F4_SSDS=10] [TAXI_ROWS=100000000]
+#        [NEW_ARGS="..."] [OLD_ARGS="..."] [TABLE_PROTOCOL=hardware] [F4_SSDS=10] [TAXI_ROWS=100000000]
 #        [GRAPH_SCALE=23] [DATA=build/graph-work] scripts/gpu/regression-points.sh
 set -u
 here=$(dirname "$0")
@@ -178,7 +180,8 @@ for round in $(seq 1 "$ROUNDS"); do
     for build in $order; do
       dir=$OLD; [ $build = new ] && dir=$NEW
       read -r -a a <<< "$(args_of "$point") ${ARGS:-}"
-      [ $build = new ] && read -r -a extra <<< "${NEW_ARGS:-}" && a+=("${extra[@]}")
+      extra=${OLD_ARGS:-}; [ $build = new ] && extra=${NEW_ARGS:-}
+      read -r -a extra <<< "$extra" && a+=("${extra[@]}")
       name=${point}_${build}_$round
       t0=$SECONDS
       timeout 300 "$dir/${a[0]}" "${a[@]:1}" --report "$OUT/$name.json" > "$OUT/$name.txt" 2>&1

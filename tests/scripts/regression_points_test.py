@@ -22,8 +22,9 @@ OLD_REPORTS = REPO / "results" / "io-path" / "h200" / "2026-11-25-51665de" / "em
 
 
 # Settings of the scripts that must not leak in from the caller's environment.
-SETTINGS = ("OLD", "NEW", "OUT", "ROUNDS", "POINTS", "ARGS", "NEW_ARGS", "TABLE_PROTOCOL",
-            "F4_SSDS", "PROTOCOL", "EXTRA", "BIN", "TAXI_ROWS", "GRAPH_SCALE", "DATA")
+SETTINGS = ("OLD", "NEW", "OUT", "ROUNDS", "POINTS", "ARGS", "NEW_ARGS", "OLD_ARGS",
+            "TABLE_PROTOCOL", "F4_SSDS", "PROTOCOL", "EXTRA", "BIN", "TAXI_ROWS", "GRAPH_SCALE",
+            "DATA")
 
 
 def sh(script, *args, **settings):
@@ -68,7 +69,8 @@ class RegressionPoints(TempDirTest):
         old, new = self.stand_in("old"), self.stand_in("new")
         r = sh("regression-points.sh", OLD=old, NEW=new, OUT=self.tmp / "out", ROUNDS=2,
                TABLE_PROTOCOL="emulator", POINTS="table_optane10_1g f4_512_1024 nope f4_4k_4096",
-               ARGS="--set storage.protocol=hardware", NEW_ARGS="--set gpu.engine_blocks=32")
+               ARGS="--set storage.protocol=hardware", NEW_ARGS="--set gpu.engine_blocks=32",
+               OLD_ARGS="--set gpu.engine_blocks=16 --set gpu.engine_warps_per_block=8")
         self.assertEqual(r.returncode, 1, "an unknown point fails the run")
         self.assertEqual(r.stderr.count("unknown point nope"), 1, r.stderr)
         calls = (self.tmp / "calls.log").read_text().splitlines()
@@ -78,9 +80,11 @@ class RegressionPoints(TempDirTest):
         table = sh("io-path-table.sh", "--args", "optane10_1g", PROTOCOL="emulator").stdout.split()
         first = calls[0].split()[1:]
         self.assertEqual(first[:len(table)], table)
-        # ARGS for both builds, then NEW_ARGS for the new one only, then the report
-        self.assertEqual(first[len(table):], ["--set", "storage.protocol=hardware", "--report",
-                                              str(self.tmp / "out" / "table_optane10_1g_old_1.json")])
+        # ARGS for both builds, then OLD_ARGS / NEW_ARGS for the old / new one only, then the report
+        self.assertEqual(first[len(table):], [
+            "--set", "storage.protocol=hardware", "--set", "gpu.engine_blocks=16", "--set",
+            "gpu.engine_warps_per_block=8", "--report",
+            str(self.tmp / "out" / "table_optane10_1g_old_1.json")])
         second = calls[1].split()[1:]
         self.assertEqual(second[len(table):-2], ["--set", "storage.protocol=hardware", "--set",
                                                  "gpu.engine_blocks=32"])
