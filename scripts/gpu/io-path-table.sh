@@ -12,8 +12,8 @@
 #   optane10_1g      512 B, 10 x optane-p5800x, 1 GiB each           (over 10 GiB)
 #   optane10_1g_even the same with the engine as 80 blocks of 4 warps, each block alone on one of
 #                    the GPU's first SMs (gpu.engine_placement first-sms): even service for the
-#                    latency tail (docs/gpu-engine.md, "Even service at 10 GiB"; 64 blocks before
-#                    2026-12-01's fair-claim results; not in the default POINTS: run it by name)
+#                    latency tail (docs/gpu-engine.md, "Even service at 10 GiB"; 64 x 4 before
+#                    1ac4fd9; not in the default POINTS: run it by name)
 #   qd1_null         1 GPU thread, 1 command at a time, 1 null SSD, 1 queue pair: latency
 #   qd1_optane       the same on 1 x optane-p5800x (model latency 10 us)
 #   oneqp_null       one queue pair of 1024 on a null SSD, 1K / 64K / 1M threads (one process,
