@@ -1065,6 +1065,48 @@ __device__ bool cq_posted(const bam::queue_pointers& q, std::uint32_t slot, bool
   return false;
 }
 
+/// What an arbitration test's run gives: the host kernel's `before` (~0u if it never set it)
+/// and the drive's completions.
+struct one_warp_run {
+  std::uint32_t before = ~0u;
+  std::uint64_t completed = 0;
+};
+
+/// The arbitration tests' setting: one drive of `queues` queues that takes 10 us a command
+/// (`ideal` at 100 K IOPS), every queue served by the same engine warp. `launch(stream, drives,
+/// buf, before)` launches `kernel`, the host of the queues (one block), on the non-blocking
+/// stream; the drives stop once it ends.
+template <class Kernel, class Launch>
+void run_one_warp(std::uint32_t queues, Kernel kernel, Launch launch, one_warp_run& out) {
+  bam::emu::gpu::drive_config dc;
+  dc.lbas = 1 << 12;
+  dc.model = bam::emu::timing_preset("ideal");
+  dc.model.read_iops_512 = dc.model.read_iops_4k = 100'000;
+  const bam::emu::gpu::drives_config cfg{.drives = {dc},
+                                         .queues_per_drive = queues,
+                                         .queue_entries = 1024,
+                                         .engine_blocks = 1,
+                                         .engine_warps_per_block = 1};
+  std::byte* buf = nullptr;
+  std::uint32_t* before = nullptr;
+  CUDA_OK(cudaMalloc(&buf, 4096));
+  CUDA_OK(cudaMallocManaged(&before, sizeof(std::uint32_t)));
+  *before = ~0u;
+  CUDA_OK(bam::preload_kernel(kernel));
+  bam::emu::gpu::emulated_drives drives(cfg);
+  drives.start();
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  launch(s, drives.ref(), buf, before);
+  CUDA_OK(cudaGetLastError());
+  CUDA_OK(cudaStreamSynchronize(s));
+  drives.stop();
+  CUDA_OK(cudaStreamDestroy(s));
+  out = {*before, drives.stats()[0].completed};
+  CUDA_OK(cudaFree(buf));
+  CUDA_OK(cudaFree(before));
+}
+
 /// One block plays the host of two queues served by the same engine warp: thread 0 writes
 /// `backlog` reads into queue 0's SQ and one into queue 1's and rings queue 0's doorbell, then
 /// queue 1's; once queue 1's completion is posted the block counts, one slot per thread (a
@@ -1102,38 +1144,20 @@ TEST(GpuArbitration, AWarpTakesFromItsQueuesInTurn) {
   // fair claim, whose turn gives it its one entry beside 31 of queue 0's). With lane 0
   // first at every turn it would wait until queue 0's SQ was empty (before = 1000, about 10 ms
   // later; by the engine's code, not run).
-  bam::emu::gpu::drive_config dc;
-  dc.lbas = 1 << 12;
-  dc.model = bam::emu::timing_preset("ideal");
-  dc.model.read_iops_512 = dc.model.read_iops_4k = 100'000;
-  const bam::emu::gpu::drives_config cfg{.drives = {dc},
-                                         .queues_per_drive = 2,
-                                         .queue_entries = 1024,
-                                         .engine_blocks = 1,
-                                         .engine_warps_per_block = 1};
   constexpr std::uint32_t backlog = 1000;
-  std::byte* buf = nullptr;
-  std::uint32_t* before = nullptr;
-  CUDA_OK(cudaMalloc(&buf, 4096));
-  CUDA_OK(cudaMallocManaged(&before, sizeof(std::uint32_t)));
-  *before = ~0u;
-  CUDA_OK(bam::preload_kernel(arbitration_kernel));
-  bam::emu::gpu::emulated_drives drives(cfg);
-  drives.start();
-  cudaStream_t s;
-  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  arbitration_kernel<<<1, 1024, 0, s>>>(drives.ref(), buf, backlog, before);
-  CUDA_OK(cudaGetLastError());
-  CUDA_OK(cudaStreamSynchronize(s));
-  drives.stop();
-  CUDA_OK(cudaStreamDestroy(s));
-  EXPECT_EQ(drives.stats()[0].completed, backlog + 1);
+  one_warp_run r;
+  run_one_warp(
+      2, arbitration_kernel,
+      [](cudaStream_t s, drives_ref v, std::byte* buf, std::uint32_t* before) {
+        arbitration_kernel<<<1, 1024, 0, s>>>(v, buf, backlog, before);
+      },
+      r);
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(r.completed, backlog + 1);
   // Queue 0's doorbell may be seen a turn before queue 1's: a few turns of 32.
-  EXPECT_NE(*before, ~0u - 1) << "queue 1's command did not complete within 2 s";
-  EXPECT_LT(*before, 4u * 32u) << "queue 1's command waited behind queue 0's backlog";
-  std::printf("queue 0 completions before queue 1's: %u of %u\n", *before, backlog);
-  CUDA_OK(cudaFree(buf));
-  CUDA_OK(cudaFree(before));
+  EXPECT_NE(r.before, ~0u - 1) << "queue 1's command did not complete within 2 s";
+  EXPECT_LT(r.before, 4u * 32u) << "queue 1's command waited behind queue 0's backlog";
+  std::printf("queue 0 completions before queue 1's: %u of %u\n", r.before, backlog);
 }
 
 /// One block plays the host of `queues` queues served by the same engine warp: thread 0 writes
@@ -1173,44 +1197,27 @@ TEST(GpuArbitration, BackloggedQueuesShareATurn) {
   if (!have_gpu()) GTEST_SKIP() << "no GPU";
   // One engine warp serves four queues of a drive that takes 10 us a command, each with 200
   // entries waiting. The completions post in the order the turns booked them. With the fair
-  // claim a turn that sees all four takes 8 of each, so the last queue's first completion is
-  // booked after at most 24 of the others' in that turn, plus the 32 of a first turn that saw
-  // only some doorbells: 56 at most, fewer by where the turn's rotating order starts (48 on an
-  // H200, 2026-12-01). With the first queue in the order taking all 32 (d451ee0), it
-  // came after the other three queues' turns of 32: 96 or more (96 there, the same day: the
-  // probes README's fair-claim-test.patch).
-  bam::emu::gpu::drive_config dc;
-  dc.lbas = 1 << 12;
-  dc.model = bam::emu::timing_preset("ideal");
-  dc.model.read_iops_512 = dc.model.read_iops_4k = 100'000;
+  // claim a turn that sees all four takes 8 of each, so if the first turn saw all four doorbells
+  // the last queue's first completion is booked after 24 of the others'. If it saw only the first
+  // ones, it took 32 of theirs, and the next turn (the drive's booking horizon holds it back
+  // until all four are rung) starts its order one queue on and takes 8 of queues 1 and 2 first:
+  // 48 (measured on an H200, 2026-12-01). With the first queue in the order taking all 32
+  // (d451ee0), it came after the other three queues' turns of 32: 96 or more (96 there, the same
+  // day: the probes README's fair-claim-test.patch).
   constexpr std::uint32_t queues = 4, backlog = 200;
-  const bam::emu::gpu::drives_config cfg{.drives = {dc},
-                                         .queues_per_drive = queues,
-                                         .queue_entries = 1024,
-                                         .engine_blocks = 1,
-                                         .engine_warps_per_block = 1};
-  std::byte* buf = nullptr;
-  std::uint32_t* before = nullptr;
-  CUDA_OK(cudaMalloc(&buf, 4096));
-  CUDA_OK(cudaMallocManaged(&before, sizeof(std::uint32_t)));
-  *before = ~0u;
-  CUDA_OK(bam::preload_kernel(fair_claim_kernel));
-  bam::emu::gpu::emulated_drives drives(cfg);
-  drives.start();
-  cudaStream_t s;
-  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  fair_claim_kernel<<<1, 1024, 0, s>>>(drives.ref(), buf, queues, backlog, before);
-  CUDA_OK(cudaGetLastError());
-  CUDA_OK(cudaStreamSynchronize(s));
-  drives.stop();
-  CUDA_OK(cudaStreamDestroy(s));
-  EXPECT_EQ(drives.stats()[0].completed, queues * backlog);
-  EXPECT_NE(*before, ~0u - 1) << "the last queue's first command did not complete within 2 s";
-  EXPECT_LE(*before, 2u * 32u) << "the last queue waited for the other queues' whole turns";
-  std::printf("other queues' completions before the last queue's first: %u of %u\n", *before,
+  one_warp_run r;
+  run_one_warp(
+      queues, fair_claim_kernel,
+      [](cudaStream_t s, drives_ref v, std::byte* buf, std::uint32_t* before) {
+        fair_claim_kernel<<<1, 1024, 0, s>>>(v, buf, queues, backlog, before);
+      },
+      r);
+  if (HasFatalFailure()) return;
+  EXPECT_EQ(r.completed, queues * backlog);
+  EXPECT_NE(r.before, ~0u - 1) << "the last queue's first command did not complete within 2 s";
+  EXPECT_LE(r.before, 2u * 32u) << "the last queue waited for the other queues' whole turns";
+  std::printf("other queues' completions before the last queue's first: %u of %u\n", r.before,
               (queues - 1) * backlog);
-  CUDA_OK(cudaFree(buf));
-  CUDA_OK(cudaFree(before));
 }
 
 // ---- the express post and a full CQ ----------------------------------------------------------
