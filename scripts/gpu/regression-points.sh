@@ -45,8 +45,9 @@
 # Each folder holds stripped nvm-block-bench and cache-bench. Reports and logs go to
 # $OUT/<point>_<build>_<round>.{json,txt}; scripts/gpu/regression-table.py makes the table.
 # Usage: OLD=dir NEW=dir OUT=out [ROUNDS=2] [POINTS="nbb_ideal_512 ..."] [ARGS="..."]
-#        [NEW_ARGS="..."] [OLD_ARGS="..."] [TABLE_PROTOCOL=hardware] [F4_SSDS=10] [TAXI_ROWS=100000000]
-#        [GRAPH_SCALE=23] [DATA=build/graph-work] scripts/gpu/regression-points.sh
+#        [NEW_ARGS="..."] [OLD_ARGS="..."] [TABLE_PROTOCOL=hardware] [F4_SSDS=10]
+#        [TAXI_ROWS=100000000] [GRAPH_SCALE=23] [DATA=build/graph-work]
+#        scripts/gpu/regression-points.sh
 set -u
 here=$(dirname "$0")
 : "${OLD:?folder of the old build}" "${NEW:?folder of the new build}" "${OUT:=out}"
@@ -179,9 +180,8 @@ for round in $(seq 1 "$ROUNDS"); do
   for point in $known; do
     for build in $order; do
       dir=$OLD; [ $build = new ] && dir=$NEW
-      read -r -a a <<< "$(args_of "$point") ${ARGS:-}"
       extra=${OLD_ARGS:-}; [ $build = new ] && extra=${NEW_ARGS:-}
-      read -r -a extra <<< "$extra" && a+=("${extra[@]}")
+      read -r -a a <<< "$(args_of "$point") ${ARGS:-} $extra"
       name=${point}_${build}_$round
       t0=$SECONDS
       timeout 300 "$dir/${a[0]}" "${a[@]:1}" --report "$OUT/$name.json" > "$OUT/$name.txt" 2>&1
