@@ -16,7 +16,8 @@ std::string emulated_media_note(bool pinned_host) {
             "docs/gpu-engine.md, \"Where the engine's blocks land\")"
           : "media in GPU memory: no data crosses PCIe, where a real SSD's DMA would";
   s += "; the engine that serves the drives runs on SMs of this GPU (engine_sms), which a real "
-       "SSD's controller would not take from the application";
+       "SSD's controller would not take from the application (what they cost it: "
+       "docs/gpu-engine.md, \"The engine's SM share against the application's\")";
   return s;
 }
 
