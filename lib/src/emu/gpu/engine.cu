@@ -408,7 +408,8 @@ __device__ __forceinline__ claim claim_entries(const engine_params& p, warp_stat
   }
   std::uint32_t all = 0;
   const std::uint32_t excl = by_position(take, all) - take;
-  if (all != 0 && cap != 0 && n > 1) w.lead = lead + 1 == n ? 0 : lead + 1;  // took something
+  // Took something (which a cap of 0 never does: every fit above is then 0).
+  if (all != 0 && n > 1) w.lead = lead + 1 == n ? 0 : lead + 1;
   return {take, excl, all};
 }
 
