@@ -1,10 +1,14 @@
 #!/usr/bin/env python3
-"""Call 3: the engine's SM share against the application's. A row per engine shape (the
-automatic one, run twice, and 16-96 blocks of 4 warps on the first SMs): the 10 GiB point's share
-of the direct-read ceiling its process measured and p99.99 / p50 in each protocol, and
-taxi-query's bam rows per second (Q0 at D = 30 with 4 KiB and 512 B lines, and the geometric mean
-of its 8 jobs over the automatic shape's two processes' mean). Usage, from this folder:
-split.py call3 > call3/split.md"""
+"""Calls 3 and 5: the engine's SM share against the application's. A row per engine shape (the
+automatic one, run twice, and blocks of 4 warps on the first SMs), from one call's folder of
+regression-points.sh runs named <protocol>-<old shape>-<new shape>: the 10 GiB point's share of
+the direct-read ceiling its process measured and p99.99 / p50 in each protocol run; taxi-query's
+bam rows per second (Q0 at D = 30 with 4 KiB and 512 B lines, and the geometric mean of its 8
+jobs over the automatic shape's processes' mean); bfs' TEPS and cc's edges scanned per second
+over the automatic shape's, with cc's steps (its label race: a process with other steps scans
+other edges, so its rate compares only with processes of as many steps). Usage, from this folder:
+    split.py call3 > call3/split.md
+    split.py call5 > call5/split.md"""
 import glob
 import json
 import math
@@ -13,12 +17,7 @@ import sys
 d = sys.argv[1]
 
 
-def shape_of(folder, build):
-    a, b = folder.split("-")[-2:]
-    return a if build == "old" else b
-
-
-def p(j):
+def ten_gib(j):
     """(share, p50 us, p99.99 us) of a 10 GiB report."""
     job = json.load(open(j))["jobs"][0]
     b, pc = job["bamkit"], job["read"]["clat_ns"]["percentile"]
@@ -37,33 +36,64 @@ def taxi(j):
     return out
 
 
-rows = {}  # shape -> list of dicts
-for proto in ("hardware", "emulator"):
-    for folder in sorted(glob.glob(f"{d}/{proto}-*/")):
-        folder = folder.rstrip("/")
-        for build in ("old", "new"):
-            s = shape_of(folder, build)
-            r = {}
-            r[proto] = p(f"{folder}/table_optane10_1g_{build}_1.json")
-            t = glob.glob(f"{folder}/taxi_q0q5_{build}_1.json")
-            if t:
-                r["taxi"] = taxi(t[0])
-            rows.setdefault(s, []).append(r)
+def graph(j):
+    """(rate, steps): bfs' TEPS or cc's edges scanned per second, and the run's steps."""
+    g = json.load(open(j))["jobs"][0]["bamkit"]["stats"]["graph"]
+    rate = g["teps"] if g["algorithm"] == "bfs" else g["edges_read"] / g["time_s"]
+    return rate, g["steps"]
 
-base = [r["taxi"] for rs in [rows["auto"]] for r in rs if "taxi" in r]
-mean = {k: sum(b[k] for b in base) / len(base) for k in base[0]}
-order = ["auto"] + sorted((s for s in rows if s != "auto"), key=int)
-print("| engine | engine SMs | 10 GiB hw: share; p99.99 / p50 | 10 GiB emu: share; p99.99 / p50 "
-      "| taxi Q0 D=30, M rows/s: 4 KiB / 512 B lines | taxi, 8 jobs: geomean of auto's |")
-print("|---|---|---|---|---|---|")
-for s in order:
-    hw = [r["hardware"] for r in rows[s] if "hardware" in r]
-    em = [r["emulator"] for r in rows[s] if "emulator" in r]
-    tx = [r["taxi"] for r in rows[s] if "taxi" in r]
-    cell = lambda v: ", ".join(f"{a:.3f}; {c / b:.1f} x" for a, b, c in v)
-    q = lambda t: f"{t[(4096, 30.0, 'q0')]:.0f} / {t[(512, 30.0, 'q0')]:.0f}"
-    g = lambda t: math.exp(sum(math.log(t[k] / mean[k]) for k in mean) / len(mean))
+
+rows = {}  # shape -> list of {what: value}, one per process
+for folder in sorted(glob.glob(f"{d}/*-*-*/")):
+    folder = folder.rstrip("/")
+    proto, a, b = folder.split("/")[-1].split("-")
+    for build, shape in (("old", a), ("new", b)):
+        r = {proto: ten_gib(f"{folder}/table_optane10_1g_{build}_1.json")}
+        for point, read in (("taxi_q0q5", taxi), ("bfs_kron", graph), ("cc_kron", graph)):
+            f = glob.glob(f"{folder}/{point}_{build}_1.json")
+            if f:
+                r[point] = read(f[0])
+        rows.setdefault(shape, []).append(r)
+
+
+def of_auto(point):
+    """The automatic shape's processes' mean of a point (taxi: per job)."""
+    got = [r[point] for r in rows["auto"] if point in r]
+    if point == "taxi_q0q5":
+        return {k: sum(t[k] for t in got) / len(got) for k in got[0]}
+    return sum(rate for rate, _ in got) / len(got)
+
+
+present = {k for rs in rows.values() for r in rs for k in r}
+cols = [("hardware", "10 GiB hw: share; p99.99 / p50"), ("emulator", "10 GiB emu: share; p99.99 / p50"),
+        ("taxi_q0q5", "taxi Q0 D=30, M rows/s: 4 KiB / 512 B lines"),
+        ("taxi_geo", "taxi, 8 jobs: geomean of auto's"), ("bfs_kron", "bfs TEPS: of auto's"),
+        ("cc_kron", "cc edges/s: of auto's (steps)")]
+cols = [(k, h) for k, h in cols if k in present or (k == "taxi_geo" and "taxi_q0q5" in present)]
+base = {p: of_auto(p) for p in ("taxi_q0q5", "bfs_kron", "cc_kron") if p in present}
+
+
+def cell(key, procs):
+    if key in ("hardware", "emulator"):
+        return ", ".join(f"{s:.3f}; {p9 / p5:.1f} x" for s, p5, p9 in (r[key] for r in procs
+                                                                       if key in r))
+    if key == "taxi_q0q5":
+        return ", ".join(f"{t[(4096, 30.0, 'q0')]:.0f} / {t[(512, 30.0, 'q0')]:.0f}"
+                         for t in (r[key] for r in procs if key in r))
+    if key == "taxi_geo":
+        m = base["taxi_q0q5"]
+        return ", ".join(f"{math.exp(sum(math.log(t[k] / m[k]) for k in m) / len(m)):.3f}"
+                         for t in (r["taxi_q0q5"] for r in procs if "taxi_q0q5" in r))
+    if key == "bfs_kron":
+        return ", ".join(f"{rate / base[key]:.3f}" for rate, _ in (r[key] for r in procs
+                                                                   if key in r))
+    return ", ".join(f"{rate / base[key]:.3f} ({steps})" for rate, steps in (r[key] for r in procs
+                                                                            if key in r))
+
+
+print("| engine | engine SMs | " + " | ".join(h for _, h in cols) + " |")
+print("|---|---|" + "---|" * len(cols))
+for s in ["auto"] + sorted((s for s in rows if s != "auto"), key=int):
     name = "automatic (17 x 16 hw, 16 x 16 emu; scheduler)" if s == "auto" else f"{s} x 4, first SMs"
     sms = "16-17" if s == "auto" else s
-    print(f"| {name} | {sms} | {cell(hw)} | {cell(em)} | {', '.join(q(t) for t in tx)} "
-          f"| {', '.join(f'{g(t):.3f}' for t in tx)} |")
+    print(f"| {name} | {sms} | " + " | ".join(cell(k, rows[s]) for k, _ in cols) + " |")
