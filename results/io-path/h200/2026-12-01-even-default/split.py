@@ -5,8 +5,9 @@ regression-points.sh runs named <protocol>-<old shape>-<new shape>: the 10 GiB p
 the direct-read ceiling its process measured and p99.99 / p50 in each protocol run; taxi-query's
 bam rows per second (Q0 at D = 30 with 4 KiB and 512 B lines, and the geometric mean of its 8
 jobs over the automatic shape's processes' mean); bfs' TEPS and cc's edges scanned per second
-over the automatic shape's, with cc's steps (its label race: a process with other steps scans
-other edges, so its rate compares only with processes of as many steps). Usage, from this folder:
+over the automatic shape's, with cc's steps (its label race gives 3 or 4; the edges it scans per
+second do not follow them: 1.814-1.832 G/s with either in the automatic shape's processes of
+results/regression-points/h200/). Usage, from this folder:
     split.py call3 > call3/split.md
     split.py call5 > call5/split.md"""
 import glob
