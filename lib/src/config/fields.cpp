@@ -712,9 +712,9 @@ std::vector<field> fields_of(run_config& c) {
                          "the block scheduler puts them) or first-sms (block b on SM b, each "
                          "taking a whole SM; needs gpu.engine_blocks <= the GPU's SMs, those SMs "
                          "free at start; with pinned media past the GPU's translation reach it "
-                         "evens the latency tail; the I/O rate rises with the SMs the engine takes, "
-                         "which the application loses: docs/gpu-engine.md, \"Where the engine's "
-                         "blocks land\" and \"The engine's SM share against the "
+                         "evens the latency tail; the I/O rate rises with the SMs the engine "
+                         "takes, which the application loses: docs/gpu-engine.md, \"Where the "
+                         "engine's blocks land\" and \"The engine's SM share against the "
                          "application's\")"));
   f.push_back(enum_field("gpu.queue_access", g.queue_access, queue_access_names,
                          "emulated backend: how GPU threads use their queue pairs: auto (a thread "
