@@ -23,6 +23,8 @@ if [ "${1:-}" = --stage ]; then
   strip -o "$dir/cache-bench" "$build/tools/cache-bench/cache-bench"
   strip -o "$dir/taxi-query" "$build/tools/taxi-query/taxi-query"
   strip -o "$dir/bam-data" "$build/tools/bam-data/bam-data"
+  strip -o "$dir/bfs" "$build/tools/bfs/bfs"  # for regression-points.sh and engine-split.sh
+  strip -o "$dir/cc" "$build/tools/cc/cc"
   exit 0
 fi
 : "${BIN:=$(dirname "$0")}" "${OUT:=out}"

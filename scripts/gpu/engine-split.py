@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""The table of scripts/gpu/engine-split.sh: a row per engine shape (`auto`, the automatic one,
+then N blocks on the first SMs, by N), each cell one value per process of that shape, in the
+order of the folders' names (<protocol>-<first>-<second>/, regression-points.sh's reports):
+- a table_ point, per protocol: the rate over the direct-read ceiling its process measured (its
+  rate in M IOPS where it measured none) and p99.99 / p50;
+- taxi_q0q5: bam rows per second of Q0 at D = 30 with 4 KiB and 512 B lines, and the geometric
+  mean over its jobs of each job's rate over the automatic shape's processes' mean;
+- bfs_kron: TEPS, cc_kron: edges scanned per second, each over the automatic shape's processes'
+  mean, cc with its steps (its label race gives 3 or 4; its rate does not follow them).
+Usage: engine-split.py OUT > table.md"""
+import glob
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+PROTOCOLS = {"hardware": "hw", "emulator": "emu"}
+
+
+def first_job(path):
+    return json.loads(Path(path).read_text())["jobs"][0]
+
+
+def table_cell(path):
+    """(share or M IOPS, p50 us, p99.99 us, whether a share) of a table_ point's report."""
+    job = first_job(path)
+    b, pc = job["bamkit"], job["read"]["clat_ns"]["percentile"]
+    c = (b.get("ceilings") or {}).get("direct_reads_per_s")
+    v = b["iops"] / c if c else b["iops"] / 1e6
+    return v, pc["50.000000"] / 1e3, pc["99.990000"] / 1e3, bool(c)
+
+
+def taxi(path):
+    """{(line, distance, query): M rows/s} of a taxi-query report."""
+    out = {}
+    for job in json.loads(Path(path).read_text())["jobs"]:
+        b = job["bamkit"]
+        t, line = b["config"]["taxi"], b["config"]["cache"]["line_size"]
+        bam = [i for i in b["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]
+        out[(line, float(t["min_distance"]), t["queries"])] = bam["rows_per_s"] / 1e6
+    return out
+
+
+def graph(path):
+    """(rate, steps): bfs' TEPS or cc's edges scanned per second, and the run's steps."""
+    g = first_job(path)["bamkit"]["stats"]["graph"]
+    rate = g["teps"] if g["algorithm"] == "bfs" else g["edges_read"] / g["time_s"]
+    return rate, g["steps"]
+
+
+def read(out):
+    """{shape: [process, ...]}, a process {column key: value}; the columns found; {shape: its
+    warps per block as its reports' config gives them}."""
+    rows, cols, warps = {}, [], {}
+    for folder in sorted(glob.glob(f"{out}/*-*-*/")):
+        m = re.fullmatch(r"(\w+)-(auto|\d+)-(auto|\d+)", Path(folder).name)
+        if not m:
+            continue
+        proto, shapes = m.group(1), {"old": m.group(2), "new": m.group(3)}
+        for build, shape in shapes.items():
+            proc = {}
+            for f in sorted(glob.glob(f"{folder}/*_{build}_1.json")):
+                point = re.fullmatch(rf"(.+)_{build}_1\.json", Path(f).name).group(1)
+                warps[shape] = first_job(f)["bamkit"]["config"]["gpu"]["engine_warps_per_block"]
+                if point.startswith("table_"):
+                    key = (point, proto)
+                    proc[key] = table_cell(f)
+                elif point == "taxi_q0q5":
+                    key = point
+                    proc[key] = taxi(f)
+                elif point in ("bfs_kron", "cc_kron"):
+                    key = point
+                    proc[key] = graph(f)
+                else:
+                    continue
+                if key not in cols:
+                    cols.append(key)
+            rows.setdefault(shape, []).append(proc)
+    return rows, cols, warps
+
+
+def order(key):
+    """Columns: the table_ points by name, each in hw then emu, then taxi, bfs, cc."""
+    if isinstance(key, tuple):
+        return (0, key[0], list(PROTOCOLS).index(key[1]) if key[1] in PROTOCOLS else 9, "")
+    return (1, "", ["taxi_q0q5", "bfs_kron", "cc_kron"].index(key), "")
+
+
+def main():
+    rows, cols, warps = read(sys.argv[1])
+    cols.sort(key=order)
+    if "auto" not in rows:
+        sys.exit("engine-split.py: no process of the automatic shape (auto) to compare with")
+    base = {}
+    for key in ("taxi_q0q5", "bfs_kron", "cc_kron"):
+        got = [p[key] for p in rows["auto"] if key in p]
+        if key == "taxi_q0q5" and got:
+            base[key] = {k: sum(t[k] for t in got) / len(got) for k in got[0]}
+        elif got:
+            base[key] = sum(rate for rate, _ in got) / len(got)
+
+    def cell(key, procs):
+        vals = [p[key] for p in procs if key in p]
+        if isinstance(key, tuple):
+            return ", ".join((f"{v:.3f}" if share else f"{v:.2f} M") + f"; {p9 / p5:.1f} x"
+                             for v, p5, p9, share in vals)
+        if key == "taxi_q0q5":
+            m = base.get(key)
+            return ", ".join(
+                f"{t[(4096, 30.0, 'q0')]:.0f} / {t[(512, 30.0, 'q0')]:.0f}" +
+                (f" ({math.exp(sum(math.log(t[k] / m[k]) for k in m) / len(m)):.3f})"
+                 if m else "") for t in vals)
+        if key == "bfs_kron":
+            return ", ".join(f"{r / base[key]:.3f}" for r, _ in vals) if key in base else ""
+        return ", ".join(f"{r / base[key]:.3f} ({s})" for r, s in vals) if key in base else ""
+
+    def head(key):
+        if isinstance(key, tuple):
+            return f"{key[0][len('table_'):]} {PROTOCOLS.get(key[1], key[1])}: share; p99.99 / p50"
+        return {"taxi_q0q5": "taxi Q0 D=30, M rows/s: 4 KiB / 512 B lines (geomean of 8 jobs "
+                             "over auto's)",
+                "bfs_kron": "bfs TEPS over auto's",
+                "cc_kron": "cc edges scanned/s over auto's (steps)"}[key]
+
+    print("| engine | " + " | ".join(head(k) for k in cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for s in ["auto"] + sorted((s for s in rows if s != "auto"), key=int):
+        name = ("automatic (scheduler)" if s == "auto" else
+                f"{s} x {warps.get(s) or '?'}, first SMs")
+        print(f"| {name} | " + " | ".join(cell(k, rows[s]) for k in cols) + " |")
+
+
+if __name__ == "__main__":
+    main()
