@@ -5,7 +5,8 @@ order of the folders' names (<protocol>-<first>-<second>/, regression-points.sh'
 - a table_ point, per protocol: the rate over the direct-read ceiling its process measured (its
   rate in M IOPS where it measured none) and p99.99 / p50;
 - taxi_q0q5: bam rows per second of Q0 at D = 30 with 4 KiB and 512 B lines, and the geometric
-  mean over its jobs of each job's rate over the automatic shape's processes' mean;
+  mean over its jobs of each job's rate over the automatic shape's processes' mean (a job a
+  process lacks is left out of its mean, a cell it lacks is -);
 - bfs_kron: TEPS, cc_kron: edges scanned per second, each over the automatic shape's processes'
   mean, cc with its steps (its label race gives 3 or 4; its rate does not follow them).
 Usage: engine-split.py OUT > table.md"""
@@ -91,13 +92,18 @@ def order(key):
 def main():
     rows, cols, warps = read(sys.argv[1])
     cols.sort(key=order)
+    if not any(p for procs in rows.values() for p in procs):
+        sys.exit("engine-split.py: no reports in <protocol>-<shape>-<shape> folders of "
+                 f"{sys.argv[1]}")
     if "auto" not in rows:
         sys.exit("engine-split.py: no process of the automatic shape (auto) to compare with")
     base = {}
     for key in ("taxi_q0q5", "bfs_kron", "cc_kron"):
         got = [p[key] for p in rows["auto"] if key in p]
-        if key == "taxi_q0q5" and got:
-            base[key] = {k: sum(t[k] for t in got) / len(got) for k in got[0]}
+        if key == "taxi_q0q5" and got:  # per job, over the processes that ran it
+            jobs = {k for t in got for k in t}
+            base[key] = {k: sum(t[k] for t in got if k in t) / sum(k in t for t in got)
+                         for k in jobs}
         elif got:
             base[key] = sum(rate for rate, _ in got) / len(got)
 
@@ -107,11 +113,14 @@ def main():
             return ", ".join((f"{v:.3f}" if share else f"{v:.2f} M") + f"; {p9 / p5:.1f} x"
                              for v, p5, p9, share in vals)
         if key == "taxi_q0q5":
-            m = base.get(key)
-            return ", ".join(
-                f"{t[(4096, 30.0, 'q0')]:.0f} / {t[(512, 30.0, 'q0')]:.0f}" +
-                (f" ({math.exp(sum(math.log(t[k] / m[k]) for k in m) / len(m)):.3f})"
-                 if m else "") for t in vals)
+            m = base.get(key, {})
+            q0 = lambda t, line: f"{t[(line, 30.0, 'q0')]:.0f}" if (line, 30.0, "q0") in t else "-"
+
+            def geo(t):
+                both = [k for k in m if k in t]
+                return (f" ({math.exp(sum(math.log(t[k] / m[k]) for k in both) / len(both)):.3f})"
+                        if both else "")
+            return ", ".join(f"{q0(t, 4096)} / {q0(t, 512)}{geo(t)}" for t in vals)
         if key == "bfs_kron":
             return ", ".join(f"{r / base[key]:.3f}" for r, _ in vals) if key in base else ""
         return ", ".join(f"{r / base[key]:.3f} ({s})" for r, s in vals) if key in base else ""

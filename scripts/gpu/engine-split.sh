@@ -4,12 +4,13 @@
 # points run by one build with the engine as each of SHAPES, two shapes a call of it, alternated
 # (the first of a pair before the second): a shape is `auto` (the automatic engine, where the block
 # scheduler puts it) or N (N blocks of WARPS warps, block b on SM b: gpu.engine_placement
-# first-sms). Shapes are paired in order, (1st, 2nd), (3rd, 4th), ...; an odd last one is paired
-# with `auto` again, so that the automatic shape is measured more than once. The table_ points run
-# in each of PROTOCOLS; the others (the applications', whose protocol their own defaults set) in
-# the first only. One process a shape, point and protocol; each pair's reports in
-# $OUT/<protocol>-<first>-<second>/ as regression-points.sh names them, its log beside them.
-# scripts/gpu/engine-split.py OUT makes the table.
+# first-sms). SHAPES must hold `auto` (the table compares with it) and no block count twice.
+# Shapes are paired in order, (1st, 2nd), (3rd, 4th), ...; an odd last one is paired with `auto`
+# again. The table_ points run in each of PROTOCOLS; the others (the applications', which run in
+# their own default protocol, hardware) in the first only, their reports in its folders. One
+# process a shape, point and protocol; each pair's reports in $OUT/<protocol>-<first>-<second>/ as
+# regression-points.sh names them, its log beside them. ARGS: extra arguments for every process
+# (regression-points.sh's ARGS). scripts/gpu/engine-split.py OUT makes the table.
 # Usage: BIN=dir OUT=out [SHAPES="auto 16 32 48 64 80 96"] [WARPS=4]
 #        [POINTS="table_optane10_1g taxi_q0q5 bfs_kron cc_kron"] [PROTOCOLS="hardware emulator"]
 #        [TAXI_ROWS=...] [GRAPH_SCALE=...] [DATA=...] scripts/gpu/engine-split.sh
@@ -29,6 +30,10 @@ shape_args() {
 }
 read -r -a shapes <<< "$SHAPES"
 for s in "${shapes[@]}"; do shape_args "$s" > /dev/null || exit 2; done
+[[ " ${shapes[*]} " == *" auto "* ]] ||
+  { echo "engine-split: SHAPES has no auto, which the table compares with" >&2; exit 2; }
+dup=$(printf '%s\n' "${shapes[@]}" | grep -v '^auto$' | sort | uniq -d | head -n 1)
+[ -z "$dup" ] || { echo "engine-split: shape $dup is in SHAPES twice" >&2; exit 2; }
 [ $((${#shapes[@]} % 2)) -eq 1 ] && shapes+=(auto)
 read -r -a protocols <<< "$PROTOCOLS"
 mkdir -p "$OUT"
@@ -43,7 +48,7 @@ for proto in "${protocols[@]}"; do
     a=${shapes[i]} b=${shapes[i + 1]}
     dir=$OUT/$proto-$a-$b
     OLD=$BIN NEW=$BIN OUT=$dir ROUNDS=1 OLD_ARGS="$(shape_args "$a")" NEW_ARGS="$(shape_args "$b")" \
-      ARGS="" TABLE_PROTOCOL=$proto POINTS="$points" bash "$here/regression-points.sh" \
+      ARGS="${ARGS:-}" TABLE_PROTOCOL=$proto POINTS="$points" bash "$here/regression-points.sh" \
       > "$dir.txt" 2>&1
     rc=$?
     echo "== $proto $a $b rc=$rc"
