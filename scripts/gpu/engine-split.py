@@ -17,6 +17,9 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "pylib"))
+import reports  # noqa: E402
+
 PROTOCOLS = {"hardware": "hw", "emulator": "emu"}
 
 
@@ -39,16 +42,14 @@ def taxi(path):
     for job in json.loads(Path(path).read_text())["jobs"]:
         b = job["bamkit"]
         t, line = b["config"]["taxi"], b["config"]["cache"]["line_size"]
-        bam = [i for i in b["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]
-        out[(line, float(t["min_distance"]), t["queries"])] = bam["rows_per_s"] / 1e6
+        out[(line, float(t["min_distance"]), t["queries"])] = reports.taxi_rows_per_s(b) / 1e6
     return out
 
 
 def graph(path):
     """(rate, steps): bfs' TEPS or cc's edges scanned per second, and the run's steps."""
-    g = first_job(path)["bamkit"]["stats"]["graph"]
-    rate = g["teps"] if g["algorithm"] == "bfs" else g["edges_read"] / g["time_s"]
-    return rate, g["steps"]
+    b = first_job(path)["bamkit"]
+    return reports.graph_figure(b), b["stats"]["graph"]["steps"]
 
 
 def read(out):

@@ -33,21 +33,11 @@ UNITS = {"nbb_ideal_512": ("M IOPS", 1e6), "nbb_ideal_4096": ("GB/s", None),
          "cc_kron": ("M edges/s", None)}
 
 
-def taxi_rows_per_s(b):
-    """taxi-query: the bam implementation's rows per second, M."""
-    return [i for i in b["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]["rows_per_s"] / 1e6
-
-
-def cc_edges_per_s(b):
-    """cc: edges scanned per second, M (its steps vary from run to run: the labels' race; 3 or 4
-    at scale 21), so its TEPS, every edge once over the run's time, is not the figure."""
-    g = b["stats"]["graph"]
-    return g["edges_read"] / g["time_s"] / 1e6
-
-
-APPS = {"taxi_q0q5": taxi_rows_per_s,
-        "bfs_kron": lambda b: b["stats"]["graph"]["teps"] / 1e6,  # edges of the reached vertices
-        "cc_kron": cc_edges_per_s}
+# The applications' figures, M: reports.taxi_rows_per_s, reports.graph_figure (bfs' TEPS, cc's
+# edges scanned per second).
+APPS = {"taxi_q0q5": lambda b: reports.taxi_rows_per_s(b) / 1e6,
+        "bfs_kron": lambda b: reports.graph_figure(b) / 1e6,
+        "cc_kron": lambda b: reports.graph_figure(b) / 1e6}
 
 
 def job_names(point, doc):

@@ -216,6 +216,19 @@ def job_rates(doc):
     return [(total_iops(job), *iops_spread(b, job)) for _, job, b in jobs(doc)]
 
 
+def taxi_rows_per_s(b):
+    """taxi-query: the bam implementation's rows per second, of one job's `bamkit`."""
+    return [i for i in b["stats"]["taxi"]["impls"] if i["impl"] == "bam"][0]["rows_per_s"]
+
+
+def graph_figure(b):
+    """bfs and cc: the figure a job's `bamkit` compares by, per second: bfs' TEPS (edges of the
+    reached vertices), cc's edges scanned (its steps vary from run to run, the labels' race, so
+    its TEPS, every edge once over the run's time, is not the figure)."""
+    g = b["stats"]["graph"]
+    return g["teps"] if g["algorithm"] == "bfs" else g["edges_read"] / g["time_s"]
+
+
 # A sweep point's processes (scripts/sweep's `processes`): <id>.processes.json.gz beside its
 # report <id>.json; sessions before 2026-11-29's second kept it uncompressed (.processes.json).
 PROCESSES_SUFFIX = ".processes.json.gz"
