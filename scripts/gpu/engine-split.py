@@ -11,7 +11,6 @@ order of the folders' names (<protocol>-<first>-<second>/, regression-points.sh'
   mean, cc with its steps (its label race gives 3 or 4; its rate does not follow them).
 Usage: engine-split.py OUT > table.md"""
 import glob
-import json
 import math
 import re
 import sys
@@ -23,32 +22,25 @@ import reports  # noqa: E402
 PROTOCOLS = {"hardware": "hw", "emulator": "emu"}
 
 
-def first_job(path):
-    return json.loads(Path(path).read_text())["jobs"][0]
-
-
-def table_cell(path):
+def table_cell(doc):
     """(share or M IOPS, p50 us, p99.99 us, whether a share) of a table_ point's report."""
-    job = first_job(path)
-    b, pc = job["bamkit"], job["read"]["clat_ns"]["percentile"]
-    c = (b.get("ceilings") or {}).get("direct_reads_per_s")
+    _, job, b = reports.jobs(doc)[0]
+    c = (reports.ceilings(doc, b) or {}).get("direct_reads_per_s")
     v = b["iops"] / c if c else b["iops"] / 1e6
-    return v, pc["50.000000"] / 1e3, pc["99.990000"] / 1e3, bool(c)
+    return (v, reports.percentile_us(job, "50.000000"), reports.percentile_us(job, "99.990000"),
+            bool(c))
 
 
-def taxi(path):
+def taxi(doc):
     """{(line, distance, query): M rows/s} of a taxi-query report."""
-    out = {}
-    for job in json.loads(Path(path).read_text())["jobs"]:
-        b = job["bamkit"]
-        t, line = b["config"]["taxi"], b["config"]["cache"]["line_size"]
-        out[(line, float(t["min_distance"]), t["queries"])] = reports.taxi_rows_per_s(b) / 1e6
-    return out
+    return {(cfg["cache"]["line_size"], float(cfg["taxi"]["min_distance"]),
+             cfg["taxi"]["queries"]): reports.taxi_rows_per_s(b) / 1e6
+            for cfg, _, b in reports.jobs(doc)}
 
 
-def graph(path):
+def graph(doc):
     """(rate, steps): bfs' TEPS or cc's edges scanned per second, and the run's steps."""
-    b = first_job(path)["bamkit"]
+    b = reports.jobs(doc)[0][2]
     return reports.graph_figure(b), b["stats"]["graph"]["steps"]
 
 
@@ -65,16 +57,17 @@ def read(out):
             proc = {}
             for f in sorted(glob.glob(f"{folder}/*_{build}_1.json")):
                 point = re.fullmatch(rf"(.+)_{build}_1\.json", Path(f).name).group(1)
-                warps[shape] = first_job(f)["bamkit"]["config"]["gpu"]["engine_warps_per_block"]
+                doc = reports.load(f)
+                warps[shape] = reports.jobs(doc)[0][0]["gpu"]["engine_warps_per_block"]
                 if point.startswith("table_"):
                     key = (point, proto)
-                    proc[key] = table_cell(f)
+                    proc[key] = table_cell(doc)
                 elif point == "taxi_q0q5":
                     key = point
-                    proc[key] = taxi(f)
+                    proc[key] = taxi(doc)
                 elif point in ("bfs_kron", "cc_kron"):
                     key = point
-                    proc[key] = graph(f)
+                    proc[key] = graph(doc)
                 else:
                     continue
                 if key not in cols:
