@@ -140,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(
         bad_input{{"--set", "gpu.queue_mapping=lane"}, "gpu.queue_mapping", "warp|thread"},
         bad_input{{"--set", "gpu.engine_placement=spread"},
                   "gpu.engine_placement",
-                  "scheduler|first-sms"},
+                  "auto|scheduler|first-sms"},
         bad_input{
             {"--set", "gpu.engine_warps_per_block=17"}, "gpu.engine_warps_per_block", "[0, 16]"},
         bad_input{{"--set", "gpu.engine_blocks=2000"}, "gpu.engine_blocks", "[0, 1024]"},
@@ -668,15 +668,15 @@ TEST(Cli, GpuSectionKeysAreTheConfigsOwn) {
   expected.gpu.engine_placement = gpu_engine_placement::first_sms;
   expected.gpu.queue_access = gpu_queue_access::shared;
   EXPECT_EQ(parse_config(printed), expected);
-  // The defaults: warp mapping, an automatically sized engine that hands queues over, placed by
-  // the block scheduler, and a thread alone on its queue pair as its only user.
+  // The defaults: warp mapping, an automatically sized engine that hands queues over, placed
+  // automatically (drives_config_of), and a thread alone on its queue pair as its only user.
   r = run_tool(bench, {"--print-config"}, dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["gpu"], (json{{"queue_mapping", "warp"},
                                              {"engine_blocks", 0},
                                              {"engine_warps_per_block", 0},
                                              {"engine_handover", true},
-                                             {"engine_placement", "scheduler"},
+                                             {"engine_placement", "auto"},
                                              {"queue_access", "auto"}}));
 }
 

@@ -44,9 +44,105 @@ TEST(DrivesOfConfig, GpuEngineHandoverIsPassedOn) {
 
 TEST(DrivesOfConfig, GpuEnginePlacementIsPassedOn) {
   run_config c = with_queues(2, 8);
-  EXPECT_FALSE(emu::gpu::drives_config_of(c).engine_on_first_sms);  // the default: scheduler
+  EXPECT_FALSE(emu::gpu::drives_config_of(c).engine_on_first_sms);  // the default: auto
   c.gpu.engine_placement = gpu_engine_placement::first_sms;
   EXPECT_TRUE(emu::gpu::drives_config_of(c).engine_on_first_sms);
+  c.gpu.engine_placement = gpu_engine_placement::scheduler;
+  EXPECT_FALSE(emu::gpu::drives_config_of(c).engine_on_first_sms);
+}
+
+/// Issue 19's 10 GiB point: 10 SSDs x 128 pairs over 1 GiB of pinned media each.
+run_config ten_gib(storage_protocol p) {
+  run_config c = with_queues(10, 128);
+  c.storage.protocol = p;
+  c.storage.media.size_bytes = std::uint64_t{1} << 30;
+  return c;
+}
+
+constexpr emu::gpu::engine_client nbb_on_h200{.io_only = true, .gpu_sms = 132};
+
+TEST(DrivesOfConfig, AutoPlacementGivesAnIoOnlyClientTheEvenEngineOverFourGib) {
+  static_assert(emu::gpu::even_engine_blocks(132) == 80);
+  static_assert(emu::gpu::even_engine_blocks(114) == 69);
+  static_assert(emu::gpu::even_engine_blocks(1) == 1);
+  for (const auto p : {storage_protocol::hardware, storage_protocol::emulator}) {
+    SCOPED_TRACE(to_string(p));
+    // As the named even point gives it explicitly: 80 x 4 on the first SMs, no block added for
+    // the ordering warps.
+    run_config named = ten_gib(p);
+    named.gpu.engine_placement = gpu_engine_placement::first_sms;
+    named.gpu.engine_blocks = 80;
+    named.gpu.engine_warps_per_block = 4;
+    const emu::gpu::drives_config want = emu::gpu::drives_config_of(named);
+    const emu::gpu::drives_config got = emu::gpu::drives_config_of(ten_gib(p), nbb_on_h200);
+    EXPECT_TRUE(got.engine_on_first_sms);
+    EXPECT_EQ(got.engine_blocks, 80u);
+    EXPECT_EQ(got.engine_warps_per_block, 4u);
+    EXPECT_EQ(got.engine_app_warps, want.engine_app_warps);
+    EXPECT_EQ(got.engine_app_warps, 0u);
+    // An application, or an unknown GPU: the scheduler's 16 x 16 (+ 1 block for the ordering
+    // warps in the hardware protocol).
+    for (const emu::gpu::engine_client other :
+         {emu::gpu::engine_client{}, emu::gpu::engine_client{.io_only = false, .gpu_sms = 132},
+          emu::gpu::engine_client{.io_only = true, .gpu_sms = 0}}) {
+      const emu::gpu::drives_config app = emu::gpu::drives_config_of(ten_gib(p), other);
+      EXPECT_FALSE(app.engine_on_first_sms);
+      EXPECT_EQ(app.engine_blocks, p == storage_protocol::hardware ? 17u : 16u);
+      EXPECT_EQ(app.engine_warps_per_block, 16u);
+    }
+  }
+}
+
+TEST(DrivesOfConfig, AutoPlacementKeepsTheSchedulerUnderFourGibOrOnGpuMedia) {
+  run_config c = ten_gib(storage_protocol::hardware);
+  // 4 GiB exactly is past the line; a block a drive less is not (4 x (1 GiB - 512 B)).
+  c.storage.ssd_count = 4;
+  EXPECT_TRUE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
+  c.storage.media.size_bytes -= 512;
+  EXPECT_FALSE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
+  // What the run touches counts, not the media: 10 x 1 GiB, a dataset of 256 MiB each.
+  c = ten_gib(storage_protocol::hardware);
+  c.workload.dataset_bytes = std::uint64_t{256} << 20;
+  EXPECT_FALSE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
+  // Media in GPU memory: no host reads to divide.
+  c = ten_gib(storage_protocol::hardware);
+  c.storage.media.kind = bam::media_kind::gpu;
+  EXPECT_FALSE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
+  // scheduler given: as before.
+  c = ten_gib(storage_protocol::hardware);
+  c.gpu.engine_placement = gpu_engine_placement::scheduler;
+  const emu::gpu::drives_config s = emu::gpu::drives_config_of(c, nbb_on_h200);
+  EXPECT_FALSE(s.engine_on_first_sms);
+  EXPECT_EQ(s.engine_blocks, 17u);
+}
+
+TEST(DrivesOfConfig, TheEvenEngineTakesTheBlocksOrWarpsGiven) {
+  run_config c = ten_gib(storage_protocol::emulator);
+  c.gpu.engine_warps_per_block = 8;
+  emu::gpu::drives_config dc = emu::gpu::drives_config_of(c, nbb_on_h200);
+  EXPECT_TRUE(dc.engine_on_first_sms);
+  EXPECT_EQ(dc.engine_blocks, 80u);
+  EXPECT_EQ(dc.engine_warps_per_block, 8u);
+  c = ten_gib(storage_protocol::emulator);
+  c.gpu.engine_blocks = 48;
+  dc = emu::gpu::drives_config_of(c, nbb_on_h200);
+  EXPECT_TRUE(dc.engine_on_first_sms);
+  EXPECT_EQ(dc.engine_blocks, 48u);
+  EXPECT_EQ(dc.engine_warps_per_block, 4u);
+  // More blocks than the GPU has SMs cannot be one an SM: the scheduler's placement.
+  c.gpu.engine_blocks = 200;
+  dc = emu::gpu::drives_config_of(c, nbb_on_h200);
+  EXPECT_FALSE(dc.engine_on_first_sms);
+  EXPECT_EQ(dc.engine_blocks, 200u);
+  // A small GPU: 3/5 of its SMs, or the blocks the queues need where more (1,280 queues at 4
+  // warps of 32: 10 blocks).
+  dc = emu::gpu::drives_config_of(ten_gib(storage_protocol::emulator),
+                                  {.io_only = true, .gpu_sms = 12});
+  EXPECT_TRUE(dc.engine_on_first_sms);
+  EXPECT_EQ(dc.engine_blocks, 10u);
+  dc = emu::gpu::drives_config_of(ten_gib(storage_protocol::emulator),
+                                  {.io_only = true, .gpu_sms = 9});
+  EXPECT_FALSE(dc.engine_on_first_sms);  // 10 blocks on 9 SMs: not one an SM
 }
 
 TEST(DrivesOfConfig, GpuSectionSetsTheEngineSize) {

@@ -171,6 +171,46 @@ TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
     EXPECT_EQ(st["engine_blocks"], hw ? 17u : 16u);
     EXPECT_EQ(st["engine_warps"], hw ? 272u : 256u);
     EXPECT_EQ(st["engine_app_warps"], hw ? 256u : 0u);
+    EXPECT_EQ(st["engine_placement"], "scheduler");  // 2 x 32 MiB: under the uneven footprint
+  }
+}
+
+// gpu.engine_placement auto over 4 GiB of pinned media: nvm-block-bench's threads only issue
+// I/O, so the engine is the even one (blocks of 4 warps, block b on SM b, on 3/5 of the SMs);
+// scheduler given keeps the automatic 16 x 16 (+ 1 block for the ordering warps).
+TEST(NbbGpu, EvenEngineOverFourGibOfPinnedMedia) {
+  for (const bool scheduler : {false, true}) {
+    SCOPED_TRACE(scheduler ? "scheduler" : "auto");
+    temp_dir dir;
+    std::vector<std::string> args = {"--backend",     "emulated",
+                                     "--ssds",        "4",
+                                     "--pairs",       "64",
+                                     "--threads",     "65536",
+                                     "--outstanding", "1",
+                                     "--ios",         "200000",
+                                     "--set",         "storage.media.size_bytes=1073741824"};
+    if (scheduler) args.insert(args.end(), {"--set", "gpu.engine_placement=scheduler"});
+    const json doc = run_report(args, dir);
+    if (doc.is_null()) GTEST_SKIP() << "no GPU";
+    expect_job_adds_up(doc["jobs"][0], doc["bamkit"], 200000, 4);
+    const json& st = doc["bamkit"]["stats"];
+    const auto sms = st["engine_sms"].get<std::vector<std::uint32_t>>();
+    if (scheduler) {
+      EXPECT_EQ(st["engine_placement"], "scheduler");
+      EXPECT_EQ(st["engine_blocks"], 17u);  // hardware protocol: a block for the ordering warps
+      EXPECT_EQ(st["engine_warps"], 17u * 16u);
+      continue;
+    }
+    const auto gpu_sms = doc["bamkit"]["machine"]["gpu_sms"].get<std::uint32_t>();
+    ASSERT_GT(gpu_sms, 0u);
+    const std::uint32_t blocks = (gpu_sms * 3 + 4) / 5;
+    EXPECT_EQ(st["engine_placement"], "first-sms");
+    EXPECT_EQ(st["engine_blocks"], blocks);
+    EXPECT_EQ(st["engine_warps"], blocks * 4);
+    EXPECT_EQ(st["engine_app_warps"], 0u);  // the ordering warps dealt as the shape given would
+    ASSERT_EQ(sms.size(), blocks);
+    for (std::uint32_t b = 0; b < blocks; ++b)
+      EXPECT_EQ(sms[b], b) << "block " << b;
   }
 }
 

@@ -28,7 +28,7 @@ constexpr std::array<const char*, 3> access_mode_names = {"plain", "coalesced", 
 constexpr std::array<const char*, 2> temperature_names = {"hot", "cold"};
 constexpr std::array<const char*, 2> layout_names = {"thread", "warp"};
 constexpr std::array<const char*, 2> queue_mapping_names = {"warp", "thread"};
-constexpr std::array<const char*, 2> engine_placement_names = {"scheduler", "first-sms"};
+constexpr std::array<const char*, 3> engine_placement_names = {"auto", "scheduler", "first-sms"};
 constexpr std::array<const char*, 2> queue_access_names = {"auto", "shared"};
 constexpr std::array<const char*, 2> protocol_names = {"hardware", "emulator"};
 constexpr std::array<const char*, 2> cache_error_names = {"flag", "trap"};        // cache errors
@@ -699,23 +699,28 @@ std::vector<field> fields_of(run_config& c) {
                          "need them, each warp serving at most 32 queues; storage.protocol "
                          "hardware adds the blocks its per-SSD ordering queues' warps need, one "
                          "per 16 SSDs at 16 warps a block, where the other queues outnumber the "
-                         "warps those would leave them)"));
+                         "warps those would leave them; with gpu.engine_placement auto's even "
+                         "engine, 3/5 of the GPU's SMs)"));
   f.push_back(uint_field("gpu.engine_warps_per_block", g.engine_warps_per_block, 0,
                          emu::gpu::max_engine_warps_per_block,
-                         "emulated backends: warps per engine block (0: automatic, 16)"));
+                         "emulated backends: warps per engine block (0: automatic, 16; 4 in "
+                         "gpu.engine_placement auto's even engine)"));
   f.push_back(bool_field("gpu.engine_handover", g.engine_handover,
                          "emulated backends: an engine warp whose turns stay full hands queues "
                          "over to warps with time to spare (docs/gpu-engine.md, \"Queue "
                          "handover\"); false: each queue stays with one engine lane"));
   f.push_back(enum_field("gpu.engine_placement", g.engine_placement, engine_placement_names,
                          "emulated backends: where the engine's blocks run: scheduler (where "
-                         "the block scheduler puts them) or first-sms (block b on SM b, each "
+                         "the block scheduler puts them), first-sms (block b on SM b, each "
                          "taking a whole SM; needs gpu.engine_blocks <= the GPU's SMs, those SMs "
                          "free at start; with pinned media past the GPU's translation reach it "
                          "evens the latency tail; the I/O rate rises with the SMs the engine "
                          "takes, which the application loses: docs/gpu-engine.md, \"Where the "
                          "engine's blocks land\" and \"The engine's SM share against the "
-                         "application's\")"));
+                         "application's\") or auto (scheduler, but for nvm-block-bench, whose "
+                         "threads only issue I/O, over 4 GiB or more of pinned media: first-sms "
+                         "with the even engine, 4-warp blocks on 3/5 of the SMs, 80 x 4 on an "
+                         "H200: docs/gpu-engine.md, \"The even engine of nvm-block-bench\")"));
   f.push_back(enum_field("gpu.queue_access", g.queue_access, queue_access_names,
                          "emulated backend: how GPU threads use their queue pairs: auto (a thread "
                          "alone on its queue pair, one command at a time with no other thread "

@@ -27,7 +27,10 @@ gpu_info query_gpu_info() {
   }
   g.count = count;
   cudaDeviceProp prop{};
-  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) g.name = prop.name;
+  if (cudaGetDeviceProperties(&prop, 0) == cudaSuccess) {
+    g.name = prop.name;
+    g.sms = prop.multiProcessorCount;
+  }
   return g;
 }
 

@@ -87,11 +87,17 @@ machine_info collect_machine_info(const gpu_info& gpu) {
 
 nlohmann::json to_json(const machine_info& m) {
   return nlohmann::json{
-      {"cpu", m.cpu_model},         {"cores", m.cores},
-      {"gpu", m.gpu.name},          {"gpu_count", m.gpu.count},
-      {"gpu_driver", m.gpu_driver}, {"driver", m.gpu.driver},
-      {"cuda", m.gpu.cuda_runtime}, {"git_commit", m.git_commit},
-      {"hostname", m.hostname},     {"date", m.date},
+      {"cpu", m.cpu_model},
+      {"cores", m.cores},
+      {"gpu", m.gpu.name},
+      {"gpu_count", m.gpu.count},
+      {"gpu_sms", m.gpu.sms},
+      {"gpu_driver", m.gpu_driver},
+      {"driver", m.gpu.driver},
+      {"cuda", m.gpu.cuda_runtime},
+      {"git_commit", m.git_commit},
+      {"hostname", m.hostname},
+      {"date", m.date},
       {"kernel", m.kernel},
   };
 }

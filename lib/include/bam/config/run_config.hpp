@@ -170,6 +170,8 @@ enum class gpu_queue_access {
 /// Where the `emulated` backends' engine blocks run (emu::gpu::drives_config::
 /// engine_on_first_sms).
 enum class gpu_engine_placement {
+  automatic,  ///< scheduler, but first_sms for an I/O-only client (nvm-block-bench) over pinned
+              ///< media at or past emu::gpu::uneven_host_reads_bytes (emu::gpu::drives_config_of)
   scheduler,  ///< where the block scheduler puts them
   first_sms,  ///< engine block b on SM b
 };
@@ -182,7 +184,7 @@ struct gpu_config {
   std::uint32_t engine_warps_per_block = 0;  ///< warps per engine block; 0: automatic (16)
   /// Busy engine warps hand queues over to idle ones (emu::gpu::drives_config::engine_handover)
   bool engine_handover = true;
-  gpu_engine_placement engine_placement = gpu_engine_placement::scheduler;
+  gpu_engine_placement engine_placement = gpu_engine_placement::automatic;
   gpu_queue_access queue_access = gpu_queue_access::automatic;
   bool operator==(const gpu_config&) const = default;
 };

@@ -13,6 +13,7 @@ namespace bam {
 struct gpu_info {
   int count = 0;
   std::string name = "none";
+  int sms = 0;                        ///< device 0's SMs (what an engine's engine_sms are out of)
   std::string driver = "none";        ///< CUDA driver API version, e.g. "13.0" (not the driver's)
   std::string cuda_runtime = "none";  ///< runtime version the tool was built with
 };

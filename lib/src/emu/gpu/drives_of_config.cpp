@@ -19,7 +19,27 @@ emu::timing_model timing_of(const model_spec& spec) {
   return emu::from_ssd_model(*m);
 }
 
-drives_config drives_config_of(const run_config& c) {
+namespace {
+
+/// Whether gpu.engine_placement auto gives `client` the even engine for `queues` engine queues
+/// (drives_of_config.hpp).
+bool even_engine(const run_config& c, const engine_client& client, std::uint64_t queues) {
+  if (c.gpu.engine_placement != gpu_engine_placement::automatic || !client.io_only ||
+      client.gpu_sms == 0 || c.storage.media.kind == bam::media_kind::gpu ||
+      std::uint64_t{c.storage.ssd_count} * c.dataset() < uneven_host_reads_bytes)
+    return false;
+  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 4;
+  const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
+  const std::uint64_t blocks = c.gpu.engine_blocks != 0
+                                   ? c.gpu.engine_blocks
+                                   : std::max<std::uint64_t>(even_engine_blocks(client.gpu_sms),
+                                                             (queues + per_block - 1) / per_block);
+  return blocks <= client.gpu_sms;  // first-sms needs a block's SM each
+}
+
+}  // namespace
+
+drives_config drives_config_of(const run_config& c, const engine_client& client) {
   drives_config dc;
   const emu::timing_model tm = timing_of(c.storage.model);
   for (std::uint32_t i = 0; i < c.storage.ssd_count; ++i) {
@@ -40,7 +60,10 @@ drives_config drives_config_of(const run_config& c) {
   dc.recovery = true;
   dc.recovery_opts.timeout_ns = command_timeout_ns(c);
   const std::uint64_t queues = dc.engine_queues();
-  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 16;
+  const bool even = even_engine(c, client, queues);
+  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block
+                              : even                            ? 4
+                                                                : 16;
   const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
   const std::uint64_t least = (queues + per_block - 1) / per_block;
   // The automatic shape's blocks for `q` queues: 16, more when the queues need them.
@@ -49,16 +72,20 @@ drives_config drives_config_of(const run_config& c) {
   };
   dc.engine_warps_per_block = warps;
   dc.engine_handover = c.gpu.engine_handover;
-  dc.engine_on_first_sms = c.gpu.engine_placement == gpu_engine_placement::first_sms;
-  dc.engine_blocks = c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : automatic_blocks(queues);
+  dc.engine_on_first_sms = c.gpu.engine_placement == gpu_engine_placement::first_sms || even;
+  dc.engine_blocks =
+      c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks
+      : even ? std::max(even_engine_blocks(client.gpu_sms), static_cast<std::uint32_t>(least))
+             : automatic_blocks(queues);
   // The drives' ordering queues get warps of their own beside the application's (an automatic
   // shape only) where the application's queues outnumber the warps the ordering warps would leave
   // them: the blocks they need more, so that those queues keep the even spread they have without
   // ordering queues (docs/gpu-engine.md, "The ordering warps beside the application's"). Fewer
   // queues have a warp each either way, and the engine no SM more. The application's blocks are
   // counted from its queues alone: where the ordering queues pushed `least` past 16 (8 SSDs x
-  // 1024 pairs: 8,200 queues), counting them too would add a block nobody needs.
-  if (dc.ordering_queues && c.gpu.engine_blocks == 0 &&
+  // 1024 pairs: 8,200 queues), counting them too would add a block nobody needs. The even engine
+  // deals them as its shape given explicitly would.
+  if (dc.ordering_queues && c.gpu.engine_blocks == 0 && !even &&
       queues > std::uint64_t{dc.engine_blocks} * warps) {
     const auto n = static_cast<std::uint32_t>(dc.drives.size());
     const std::uint32_t app_blocks = automatic_blocks(std::uint64_t{n} * dc.queues_per_drive);

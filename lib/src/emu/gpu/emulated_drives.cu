@@ -404,6 +404,10 @@ std::uint32_t emulated_drives::engine_app_warps() const {
   return impl_->cfg.engine_app_warps;
 }
 
+bool emulated_drives::engine_on_first_sms() const {
+  return impl_->cfg.engine_on_first_sms;
+}
+
 std::uint64_t emulated_drives::handovers() const {
   return impl_->handovers;
 }

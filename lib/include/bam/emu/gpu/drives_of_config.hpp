@@ -16,6 +16,27 @@ emu::timing_model timing_of(const model_spec& spec);
 /// Queues one engine warp serves at most (a queue per lane).
 inline constexpr std::uint32_t queues_per_engine_warp = 32;
 
+/// Pinned media a run touches (storage.ssd_count x its dataset) from which gpu.engine_placement
+/// auto gives an I/O-only client the even engine: the H200 measured divides random reads of pinned
+/// host memory evenly among its SMs over 1 GiB and unevenly over 4 and 10 GiB, so that the engine
+/// blocks the scheduler puts on short-changed SMs carry the latency tail (docs/gpu-engine.md,
+/// "Where the engine's blocks land").
+inline constexpr std::uint64_t uneven_host_reads_bytes = std::uint64_t{4} << 30;
+
+/// What shares the GPU with the engine: what gpu.engine_placement auto decides from.
+struct engine_client {
+  /// The client's threads do nothing but issue I/O (nvm-block-bench): SMs the engine takes cost
+  /// it no work. false: an application, whose SMs are its own.
+  bool io_only = false;
+  std::uint32_t gpu_sms = 0;  ///< the GPU's SMs (0: unknown, and auto keeps the scheduler's)
+};
+
+/// The even engine's blocks on a GPU of `sms` SMs: 3/5 of them, rounded up (80 of an H200's 132;
+/// docs/gpu-engine.md, "The even engine of nvm-block-bench").
+constexpr std::uint32_t even_engine_blocks(std::uint32_t sms) {
+  return static_cast<std::uint32_t>((std::uint64_t{sms} * 3 + 4) / 5);
+}
+
 /// storage.ssd_count drives of storage.media.size_bytes (pinned host or GPU media as
 /// storage.media.kind says) with queues.pairs_per_ssd queues of queues.depth entries, and for
 /// storage.protocol hardware an ordering queue per drive (drives_config::ordering_queues). The
@@ -25,7 +46,11 @@ inline constexpr std::uint32_t queues_per_engine_warp = 32;
 /// application's queues alone need (one per 16 drives at 16 warps a block;
 /// drives_config::engine_app_warps) where the application's queues
 /// outnumber the warps the ordering warps would leave them and those stay within an eighth of all.
+/// gpu.engine_placement auto is the scheduler's placement, but for an I/O-only `client` over
+/// pinned media of uneven_host_reads_bytes or more the even engine: blocks of 4 warps on the first
+/// even_engine_blocks(gpu_sms) SMs (the blocks or warps given where gpu.engine_blocks or
+/// gpu.engine_warps_per_block are set), where those fit the GPU's SMs.
 /// Throws config_error naming gpu.engine_blocks when the blocks given cannot serve every queue.
-drives_config drives_config_of(const run_config& c);
+drives_config drives_config_of(const run_config& c, const engine_client& client = {});
 
 }  // namespace bam::emu::gpu

@@ -201,6 +201,8 @@ class emulated_drives {
   /// ordering warps).
   std::uint32_t engine_blocks() const;
   std::uint32_t engine_app_warps() const;
+  /// Block b on SM b (drives_config::engine_on_first_sms), not where the scheduler puts it.
+  bool engine_on_first_sms() const;
   /// Where the last start() put the engine: the warp that took each engine queue
   /// (drives_config::engine_queues() of them: the drives' queues, then the ordering queues;
   /// ~0u: none), and the SM each engine block runs on (%smid). Empty before the first start().

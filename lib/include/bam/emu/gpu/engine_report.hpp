@@ -8,8 +8,9 @@
 
 namespace bam::emu::gpu {
 
-/// engine_warps, engine_blocks, engine_app_warps, engine_sms (block b on SM engine_sms[b], at the
-/// last start) and engine_handovers (the last run's) of `drives`.
+/// engine_warps, engine_blocks, engine_app_warps, engine_placement (first-sms or scheduler, as
+/// resolved), engine_sms (block b on SM engine_sms[b], at the last start) and engine_handovers (the
+/// last run's) of `drives`.
 nlohmann::json engine_report(const emulated_drives& drives);
 
 }  // namespace bam::emu::gpu
