@@ -9,6 +9,10 @@
 //   command-device: a QD1 command reduced to its dependent steps: the client writes a 64-byte
 //     entry and rings (release), the controller polls the doorbell, reads the entry, writes a
 //     16-byte completion whose last word carries the phase (release), the client polls it;
+//   command-system: the same with the client's side at system scope (the hardware protocol's
+//     doorbell and completion poll; the controller's side as the engine's, device scope);
+//   read-ordered-sys: two such commands a read, one after the other (the hardware protocol's QD1
+//     read: the read and, once it completed, its BaM 4.4 ordering read), per read;
 //   atomic: one thread's chain of dependent fetch_adds on one word (an L2 round trip each);
 //   fence: one thread's store, then a device-scope acq_rel fence, repeated (the fence's cost with
 //     a store in flight, what a release costs);
@@ -97,6 +101,11 @@ __global__ void pingpong(shared_state* st, int n) {
   }
 }
 
+// The client's side at scope S (device: the emulator protocol's; system: the hardware
+// protocol's doorbell, a system-scope fence and a volatile store, and its system-scope completion
+// poll); the controller's side is the engine's in both (device-scope doorbell polls and
+// completion stores).
+template <cuda::thread_scope S>
 __global__ void command(shared_state* st, int n) {
   constexpr auto dev = cuda::thread_scope_device;
   st->smid[blockIdx.x] = sm_id();
@@ -106,15 +115,12 @@ __global__ void command(shared_state* st, int n) {
       const int slot = i % 64;
       for (int k = 0; k < 16; ++k)
         st->sq[slot * 16 + k] = static_cast<std::uint32_t>(i * 16 + k);
-      ref<dev>(st->doorbell.word)
-          .store(static_cast<std::uint32_t>(i + 1), cuda::memory_order_release);
+      signal<S>(st->doorbell.word, static_cast<std::uint32_t>(i + 1));
       // The completion's last word: the command's number + 1 (never the 0 the memory starts
       // with; a real DW3 carries the command ID and a phase bit instead).
       const auto want = static_cast<std::uint32_t>(i + 1);
       std::uint32_t& dw3 = st->cq[slot * 4 + 3];
-      while (ref<dev>(dw3).load(cuda::memory_order_relaxed) != want) {
-      }
-      cuda::atomic_thread_fence(cuda::memory_order_acquire, dev);
+      wait_for<S>(dw3, want);
       st->sink += st->cq[slot * 4];
     }
     st->client_ns = now_ns() - t0;
@@ -216,7 +222,14 @@ int main(int argc, char** argv) {
           [&] { pingpong<cuda::thread_scope_device><<<2, 1>>>(st, n); });
   measure("pingpong-system", st, n, reps, 2.0 * n,
           [&] { pingpong<cuda::thread_scope_system><<<2, 1>>>(st, n); });
-  measure("command-device", st, n, reps, n, [&] { command<<<2, 1>>>(st, n); });
+  measure("command-device", st, n, reps, n,
+          [&] { command<cuda::thread_scope_device><<<2, 1>>>(st, n); });
+  measure("command-system", st, n, reps, n,
+          [&] { command<cuda::thread_scope_system><<<2, 1>>>(st, n); });
+  // The hardware protocol's QD1 read: the read, then (its completion seen) the ordering read of
+  // BaM's 4.4, each a system-scope command: two in a row, per read.
+  measure("read-ordered-sys", st, n, reps, n / 2.0,
+          [&] { command<cuda::thread_scope_system><<<2, 1>>>(st, n); });
   measure("atomic", st, n, reps, n, [&] { atomic_chain<<<1, 1>>>(st, n); });
   measure("fence", st, n, reps, n, [&] { fence_chain<<<1, 1>>>(st, n); });
   measure("timer", st, n, reps, n, [&] { timer_chain<<<1, 1>>>(st, n); });
