@@ -4,7 +4,8 @@ median run of the process's 3, with min-max), the ceiling the same process measu
 same footprint (direct reads of the pinned media per second, and the pinned copy), the rate's
 share of it, the latency (mean, p50, p99.99, max), the engine that served it (its blocks x
 warps per block, from the report's engine_blocks and engine_warps: how much of the GPU the
-emulator took; and its placement where it is not the block scheduler's) and how much of what the client threads could offer was in flight (the report's
+emulator took; and its placement where it is not the block scheduler's, "(auto)" where
+gpu.engine_placement auto chose it) and how much of what the client threads could offer was in flight (the report's
 client_threads: Little's law's I/Os in flight over the most threads resident at once x their
 outstanding commands, "-" for reports before it). Usage:
 io-path-table.py OUT_DIR [--json FILE]  (OUT_DIR holds one folder per protocol)
@@ -42,8 +43,13 @@ def rows_of(path, protocol):
         if stats.get("engine_blocks"):  # reports before c71255e's engine keys lack them
             row["engine_blocks"] = stats["engine_blocks"]
             row["engine_warps"] = stats["engine_warps"]
-        if cfg.get("gpu", {}).get("engine_placement"):  # reports before c61a382 lack it
-            row["engine_placement"] = cfg["gpu"]["engine_placement"]
+        # The placement that ran: the report's resolved one (since gpu.engine_placement auto),
+        # else the config's (reports before c61a382 have neither); "(auto)" where auto chose it.
+        configured = cfg.get("gpu", {}).get("engine_placement")
+        placement = stats.get("engine_placement") or configured
+        if placement:
+            row["engine_placement"] = placement
+            row["engine_placement_auto"] = configured == "auto"
         if "client_threads" in stats:
             row["peak_resident"] = stats["client_threads"]["peak_resident"]
             row["in_flight_share"] = stats["client_threads"]["in_flight_share"]
@@ -90,6 +96,8 @@ def main():
             engine = f"{r['engine_blocks']} x {r['engine_warps'] // r['engine_blocks']}"
             if r.get("engine_placement", "scheduler") != "scheduler":
                 engine += f", {r['engine_placement']}"
+                if r.get("engine_placement_auto"):
+                    engine += " (auto)"
         flight = "-"
         if "in_flight_share" in r:
             flight = f"{r['in_flight_share']:.2f} of {r['peak_resident']:,}"

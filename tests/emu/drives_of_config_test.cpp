@@ -61,7 +61,7 @@ run_config ten_gib(storage_protocol p) {
 
 constexpr emu::gpu::engine_client nbb_on_h200{.io_only = true, .gpu_sms = 132};
 
-TEST(DrivesOfConfig, AutoPlacementGivesAnIoOnlyClientTheEvenEngineOverFourGib) {
+TEST(DrivesOfConfig, AutoPlacementGivesAnIoOnlyClientTheEvenEngineOverTwoGib) {
   static_assert(emu::gpu::even_engine_blocks(132) == 80);
   static_assert(emu::gpu::even_engine_blocks(114) == 69);
   static_assert(emu::gpu::even_engine_blocks(1) == 1);
@@ -93,16 +93,16 @@ TEST(DrivesOfConfig, AutoPlacementGivesAnIoOnlyClientTheEvenEngineOverFourGib) {
   }
 }
 
-TEST(DrivesOfConfig, AutoPlacementKeepsTheSchedulerUnderFourGibOrOnGpuMedia) {
+TEST(DrivesOfConfig, AutoPlacementKeepsTheSchedulerUnderTwoGibOrOnGpuMedia) {
   run_config c = ten_gib(storage_protocol::hardware);
-  // 4 GiB exactly is past the line; a block a drive less is not (4 x (1 GiB - 512 B)).
-  c.storage.ssd_count = 4;
+  // 2 GiB exactly is past the line; a block a drive less is not (2 x (1 GiB - 512 B)).
+  c.storage.ssd_count = 2;
   EXPECT_TRUE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
   c.storage.media.size_bytes -= 512;
   EXPECT_FALSE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
-  // What the run touches counts, not the media: 10 x 1 GiB, a dataset of 256 MiB each.
+  // What the run touches counts, not the media: 10 x 1 GiB, a dataset of 128 MiB each.
   c = ten_gib(storage_protocol::hardware);
-  c.workload.dataset_bytes = std::uint64_t{256} << 20;
+  c.workload.dataset_bytes = std::uint64_t{128} << 20;
   EXPECT_FALSE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
   // Media in GPU memory: no host reads to divide.
   c = ten_gib(storage_protocol::hardware);

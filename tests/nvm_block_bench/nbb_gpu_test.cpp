@@ -175,10 +175,10 @@ TEST(NbbGpu, BothProtocolsVerifyAndTheReportSaysWhichRan) {
   }
 }
 
-// gpu.engine_placement auto over 4 GiB of pinned media: nvm-block-bench's threads only issue
-// I/O, so the engine is the even one (blocks of 4 warps, block b on SM b, on 3/5 of the SMs);
+// gpu.engine_placement auto over 2 GiB or more of pinned media: nvm-block-bench's threads only
+// issue I/O, so the engine is the even one (blocks of 4 warps, block b on SM b, on 3/5 of the SMs);
 // scheduler given keeps the automatic 16 x 16 (+ 1 block for the ordering warps).
-TEST(NbbGpu, EvenEngineOverFourGibOfPinnedMedia) {
+TEST(NbbGpu, EvenEngineOverTwoGibOfPinnedMedia) {
   for (const bool scheduler : {false, true}) {
     SCOPED_TRACE(scheduler ? "scheduler" : "auto");
     temp_dir dir;
@@ -188,7 +188,7 @@ TEST(NbbGpu, EvenEngineOverFourGibOfPinnedMedia) {
                                      "--threads",     "65536",
                                      "--outstanding", "1",
                                      "--ios",         "200000",
-                                     "--set",         "storage.media.size_bytes=1073741824"};
+                                     "--set",         "storage.media.size_bytes=536870912"};
     if (scheduler) args.insert(args.end(), {"--set", "gpu.engine_placement=scheduler"});
     const json doc = run_report(args, dir);
     if (doc.is_null()) GTEST_SKIP() << "no GPU";

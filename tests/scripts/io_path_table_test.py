@@ -47,6 +47,14 @@ class IoPathTable(TempDirTest):
         points[("hardware", "optane10_1g_even")] = self.tmp / "even.json"
         (self.tmp / "even.json").write_text(json.dumps(doc))
         shutil.copy(self.tmp / "even.json", self.tmp / "hardware" / "optane10_1g_even.json")
+        # A report of gpu.engine_placement auto, resolved to the first SMs (its stats say so).
+        doc = json.loads(points[("emulator", "optane10_1g")].read_text())
+        b = doc["jobs"][0].get("bamkit", doc["bamkit"])
+        b["config"]["gpu"]["engine_placement"] = "auto"
+        b["stats"]["engine_placement"] = "first-sms"
+        points[("emulator", "auto_even")] = self.tmp / "auto_even.json"
+        (self.tmp / "auto_even.json").write_text(json.dumps(doc))
+        shutil.copy(self.tmp / "auto_even.json", self.tmp / "emulator" / "auto_even.json")
         out = run("gpu/io-path-table.py", self.tmp, "--json", self.tmp / "rows.json", check=0)
         lines = [l for l in out.stdout.splitlines() if l.startswith("| emulator") or
                  l.startswith("| hardware")]
@@ -70,6 +78,8 @@ class IoPathTable(TempDirTest):
                 want = "-"
             if key[1] == "optane10_1g_even":
                 want += ", first-sms"
+            if key[1] == "auto_even":
+                want += ", first-sms (auto)"
             self.assertEqual(cells[7], want, line)
             self.assertEqual(cells[8], "0.42 of 29,440" if key[1] == "with_clients" else "-", line)
         # The automatic shape: 16 x 16, with the ordering warps' block beside in the hardware
@@ -80,6 +90,9 @@ class IoPathTable(TempDirTest):
         self.assertNotIn("engine_blocks", rows[("emulator", "ideal_512_1g")])
         self.assertEqual(rows[("hardware", "optane10_1g_even")]["engine_placement"], "first-sms")
         self.assertNotIn("engine_placement", rows[("hardware", "optane10_1g")])  # before c61a382
+        self.assertEqual(rows[("emulator", "auto_even")]["engine_placement"], "first-sms")
+        self.assertTrue(rows[("emulator", "auto_even")]["engine_placement_auto"])
+        self.assertFalse(rows[("hardware", "optane10_1g_even")]["engine_placement_auto"])
         # Rows in the table's order: the even point right after its default.
         order = [l.split("|")[2].strip() for l in lines if l.startswith("| hardware")]
         self.assertEqual(order.index("optane10_1g_even"), order.index("optane10_1g") + 1, order)

@@ -718,7 +718,7 @@ std::vector<field> fields_of(run_config& c) {
                          "takes, which the application loses: docs/gpu-engine.md, \"Where the "
                          "engine's blocks land\" and \"The engine's SM share against the "
                          "application's\") or auto (scheduler, but for nvm-block-bench, whose "
-                         "threads only issue I/O, over 4 GiB or more of pinned media: first-sms "
+                         "threads only issue I/O, over 2 GiB or more of pinned media: first-sms "
                          "with the even engine, 4-warp blocks on 3/5 of the SMs, 80 x 4 on an "
                          "H200: docs/gpu-engine.md, \"The even engine of nvm-block-bench\")"));
   f.push_back(enum_field("gpu.queue_access", g.queue_access, queue_access_names,

@@ -18,10 +18,11 @@ inline constexpr std::uint32_t queues_per_engine_warp = 32;
 
 /// Pinned media a run touches (storage.ssd_count x its dataset) from which gpu.engine_placement
 /// auto gives an I/O-only client the even engine: the H200 measured divides random reads of pinned
-/// host memory evenly among its SMs over 1 GiB and unevenly over 4 and 10 GiB, so that the engine
+/// host memory evenly among its SMs over 1 GiB and unevenly over 2 GiB and more (2, 3, 4 and 10
+/// GiB measured), so that the engine
 /// blocks the scheduler puts on short-changed SMs carry the latency tail (docs/gpu-engine.md,
 /// "Where the engine's blocks land").
-inline constexpr std::uint64_t uneven_host_reads_bytes = std::uint64_t{4} << 30;
+inline constexpr std::uint64_t uneven_host_reads_bytes = std::uint64_t{2} << 30;
 
 /// What shares the GPU with the engine: what gpu.engine_placement auto decides from.
 struct engine_client {
