@@ -13,7 +13,13 @@
 #   optane10_1g_even the same with the engine as 80 blocks of 4 warps, each block alone on one of
 #                    the GPU's first SMs (gpu.engine_placement first-sms): even service for the
 #                    latency tail (docs/gpu-engine.md, "Even service at 10 GiB"; 64 x 4 before
-#                    1ac4fd9; not in the default POINTS: run it by name)
+#                    1ac4fd9; not in the default POINTS: run it by name). Since 6eeb6b4 it is
+#                    what nvm-block-bench's default (auto) gives optane10_1g on an H200, given
+#                    explicitly
+# Since 6eeb6b4 (gpu.engine_placement auto) nvm-block-bench's points over 2 GiB or more of pinned
+# media (ideal_4k_8g, ideal_512_4g, optane4_512, optane10_256m, optane10_1g) run the even engine
+# by default (docs/gpu-engine.md, "The even engine of nvm-block-bench"); EXTRA="--set
+# gpu.engine_placement=scheduler" gives the scheduler's 16 x 16 as before.
 #   qd1_null         1 GPU thread, 1 command at a time, 1 null SSD, 1 queue pair: latency
 #   qd1_optane       the same on 1 x optane-p5800x (model latency 10 us)
 #   oneqp_null       one queue pair of 1024 on a null SSD, 1K / 64K / 1M threads (one process,
