@@ -2,9 +2,10 @@
 # The emulated drives' engine's SM share against the application's (issue 19's split;
 # docs/gpu-engine.md, "The engine's SM share against the application's"): regression-points.sh's
 # points run by one build with the engine as each of SHAPES, two shapes a call of it, alternated
-# (the first of a pair before the second): a shape is `auto` (the automatic engine, where the block
-# scheduler puts it) or N (N blocks of WARPS warps, block b on SM b: gpu.engine_placement
-# first-sms). SHAPES must hold `auto` (the table compares with it) and no block count twice.
+# (the first of a pair before the second): a shape is `auto` (the automatic engine, 16 x 16 where
+# the block scheduler puts it: an application's default; gpu.engine_placement scheduler, given, as
+# nvm-block-bench's default over 2 GiB of pinned media is the even engine since 6eeb6b4) or N (N
+# blocks of WARPS warps, block b on SM b: gpu.engine_placement first-sms). SHAPES must hold `auto` (the table compares with it) and no block count twice.
 # Shapes are paired in order, (1st, 2nd), (3rd, 4th), ...; an odd last one is paired with `auto`
 # again. The table_ points run in each of PROTOCOLS; the others (the applications', which run in
 # their own default protocol, hardware) in the first only, their reports in its folders. One
@@ -22,7 +23,7 @@ here=$(dirname "$0")
 : "${SHAPES:=auto 16 32 48 64 80 96}" "${WARPS:=4}"
 : "${POINTS:=table_optane10_1g taxi_q0q5 bfs_kron cc_kron}" "${PROTOCOLS:=hardware emulator}"
 shape_args() {
-  [ "$1" = auto ] && return 0
+  [ "$1" = auto ] && { echo "--set gpu.engine_placement=scheduler"; return 0; }
   [[ $1 =~ ^[1-9][0-9]*$ ]] || { echo "engine-split: shape '$1' is not auto or a block count" >&2
     return 1; }
   echo "--set gpu.engine_placement=first-sms --set gpu.engine_blocks=$1" \

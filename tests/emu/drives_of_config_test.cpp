@@ -100,10 +100,11 @@ TEST(DrivesOfConfig, AutoPlacementKeepsTheSchedulerUnderTwoGibOrOnGpuMedia) {
   EXPECT_TRUE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
   c.storage.media.size_bytes -= 512;
   EXPECT_FALSE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
-  // What the run touches counts, not the media: 10 x 1 GiB, a dataset of 128 MiB each.
+  // The drives' media count, not a point's dataset (the drives opened once serve every point of a
+  // sweep over it): 10 x 1 GiB with a dataset of 128 MiB each is past the line.
   c = ten_gib(storage_protocol::hardware);
   c.workload.dataset_bytes = std::uint64_t{128} << 20;
-  EXPECT_FALSE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
+  EXPECT_TRUE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
   // Media in GPU memory: no host reads to divide.
   c = ten_gib(storage_protocol::hardware);
   c.storage.media.kind = bam::media_kind::gpu;
@@ -129,20 +130,51 @@ TEST(DrivesOfConfig, TheEvenEngineTakesTheBlocksOrWarpsGiven) {
   EXPECT_TRUE(dc.engine_on_first_sms);
   EXPECT_EQ(dc.engine_blocks, 48u);
   EXPECT_EQ(dc.engine_warps_per_block, 4u);
-  // More blocks than the GPU has SMs cannot be one an SM: the scheduler's placement.
-  c.gpu.engine_blocks = 200;
+  // More blocks than 3/5 of the SMs: the scheduler's placement, with its automatic warps.
+  for (const std::uint32_t blocks : {81u, 200u}) {
+    c.gpu.engine_blocks = blocks;
+    dc = emu::gpu::drives_config_of(c, nbb_on_h200);
+    EXPECT_FALSE(dc.engine_on_first_sms) << blocks;
+    EXPECT_EQ(dc.engine_blocks, blocks);
+    EXPECT_EQ(dc.engine_warps_per_block, 16u);
+  }
+  // Warps given that cannot serve the queues on 80 blocks: the scheduler's placement, whose
+  // automatic blocks then serve them (1,280 queues at 1 warp of 32: 40 blocks; 16 the least).
+  c = ten_gib(storage_protocol::emulator);
+  c.gpu.engine_warps_per_block = 1;  // 80 x 1 x 32 = 2,560 >= 1,280: even
+  EXPECT_TRUE(emu::gpu::drives_config_of(c, nbb_on_h200).engine_on_first_sms);
+  c.queues.pairs_per_ssd = 512;  // 5,120 queues > 2,560
   dc = emu::gpu::drives_config_of(c, nbb_on_h200);
   EXPECT_FALSE(dc.engine_on_first_sms);
-  EXPECT_EQ(dc.engine_blocks, 200u);
-  // A small GPU: 3/5 of its SMs, or the blocks the queues need where more (1,280 queues at 4
-  // warps of 32: 10 blocks).
-  dc = emu::gpu::drives_config_of(ten_gib(storage_protocol::emulator),
-                                  {.io_only = true, .gpu_sms = 12});
+  EXPECT_EQ(dc.engine_blocks, 160u);
+}
+
+// The even engine keeps its blocks at 3/5 of the SMs and serves more queues with more warps, up to
+// 16 a block; beyond that, or where 3/5 of the SMs would leave the client none, the scheduler's.
+TEST(DrivesOfConfig, TheEvenEngineGrowsInWarpsNotBlocks) {
+  // 16 SSDs x 1,024 pairs: 16,384 queues on 80 blocks need 6.4 warps each: 7.
+  run_config c = ten_gib(storage_protocol::emulator);
+  c.storage.ssd_count = 16;
+  c.queues.pairs_per_ssd = 1024;
+  emu::gpu::drives_config dc = emu::gpu::drives_config_of(c, nbb_on_h200);
   EXPECT_TRUE(dc.engine_on_first_sms);
-  EXPECT_EQ(dc.engine_blocks, 10u);
-  dc = emu::gpu::drives_config_of(ten_gib(storage_protocol::emulator),
-                                  {.io_only = true, .gpu_sms = 9});
-  EXPECT_FALSE(dc.engine_on_first_sms);  // 10 blocks on 9 SMs: not one an SM
+  EXPECT_EQ(dc.engine_blocks, 80u);
+  EXPECT_EQ(dc.engine_warps_per_block, 7u);
+  // 48 x 1,024 = 49,152 queues: more than 80 x 16 x 32 = 40,960.
+  c.storage.ssd_count = 48;
+  dc = emu::gpu::drives_config_of(c, nbb_on_h200);
+  EXPECT_FALSE(dc.engine_on_first_sms);
+  EXPECT_EQ(dc.engine_warps_per_block, 16u);
+  // A small GPU: 3/5 of its SMs, rounded up, with the warps the queues need (1,280 queues).
+  const run_config ten = ten_gib(storage_protocol::emulator);
+  dc = emu::gpu::drives_config_of(ten, {.io_only = true, .gpu_sms = 12});
+  EXPECT_TRUE(dc.engine_on_first_sms);
+  EXPECT_EQ(dc.engine_blocks, 8u);
+  EXPECT_EQ(dc.engine_warps_per_block, 5u);  // 8 x 5 x 32 = 1,280
+  // 3/5 of 2 SMs is both of them: none left for the client.
+  dc = emu::gpu::drives_config_of(ten, {.io_only = true, .gpu_sms = 2});
+  EXPECT_FALSE(dc.engine_on_first_sms);
+  EXPECT_EQ(dc.engine_blocks, 16u);
 }
 
 TEST(DrivesOfConfig, GpuSectionSetsTheEngineSize) {

@@ -13,6 +13,7 @@
 
 #include "bam/config/config_io.hpp"
 #include "bam/emu/fault_injection.hpp"
+#include "bam/emu/gpu/drives_of_config.hpp"
 #include "common/report_checks.hpp"
 #include "tool_runner.hpp"
 
@@ -203,7 +204,7 @@ TEST(NbbGpu, EvenEngineOverTwoGibOfPinnedMedia) {
     }
     const auto gpu_sms = doc["bamkit"]["machine"]["gpu_sms"].get<std::uint32_t>();
     ASSERT_GT(gpu_sms, 0u);
-    const std::uint32_t blocks = (gpu_sms * 3 + 4) / 5;
+    const std::uint32_t blocks = emu::gpu::even_engine_blocks(gpu_sms);
     EXPECT_EQ(st["engine_placement"], "first-sms");
     EXPECT_EQ(st["engine_blocks"], blocks);
     EXPECT_EQ(st["engine_warps"], blocks * 4);

@@ -181,7 +181,8 @@ enum class gpu_engine_placement {
 struct gpu_config {
   gpu_queue_mapping queue_mapping = gpu_queue_mapping::warp;
   std::uint32_t engine_blocks = 0;           ///< persistent engine blocks; 0: automatic
-  std::uint32_t engine_warps_per_block = 0;  ///< warps per engine block; 0: automatic (16)
+  std::uint32_t engine_warps_per_block = 0;  ///< warps per engine block; 0: automatic (16, or
+                                             ///< from 4 in engine_placement auto's even engine)
   /// Busy engine warps hand queues over to idle ones (emu::gpu::drives_config::engine_handover)
   bool engine_handover = true;
   gpu_engine_placement engine_placement = gpu_engine_placement::automatic;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "bam/config/config_io.hpp"
 #include "bam/emu/faults_of_config.hpp"
@@ -21,20 +22,31 @@ emu::timing_model timing_of(const model_spec& spec) {
 
 namespace {
 
-/// Whether gpu.engine_placement auto gives `client` the even engine for `queues` engine queues
-/// (drives_of_config.hpp).
-bool even_engine(const run_config& c, const engine_client& client, std::uint64_t queues) {
+/// The even engine's shape: blocks on the first SMs x warps per block.
+struct engine_shape {
+  std::uint32_t blocks;
+  std::uint32_t warps;
+};
+
+/// gpu.engine_placement auto's even engine for `client` and `queues` engine queues, or none where
+/// it does not apply (drives_of_config.hpp): even_engine_blocks(gpu_sms) blocks (or the blocks
+/// given, if no more) of the fewest warps from 4 that serve the queues (or the warps given). None
+/// where no such shape serves them, or where it would leave the client no SM.
+std::optional<engine_shape> even_engine(const run_config& c, const engine_client& client,
+                                        std::uint64_t queues) {
   if (c.gpu.engine_placement != gpu_engine_placement::automatic || !client.io_only ||
-      client.gpu_sms == 0 || c.storage.media.kind == bam::media_kind::gpu ||
-      std::uint64_t{c.storage.ssd_count} * c.dataset() < uneven_host_reads_bytes)
-    return false;
-  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 4;
-  const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
-  const std::uint64_t blocks = c.gpu.engine_blocks != 0
-                                   ? c.gpu.engine_blocks
-                                   : std::max<std::uint64_t>(even_engine_blocks(client.gpu_sms),
-                                                             (queues + per_block - 1) / per_block);
-  return blocks <= client.gpu_sms;  // first-sms needs a block's SM each
+      c.storage.media.kind == bam::media_kind::gpu ||
+      std::uint64_t{c.storage.ssd_count} * c.storage.media.size_bytes < uneven_host_reads_bytes)
+    return std::nullopt;
+  const std::uint32_t most = even_engine_blocks(client.gpu_sms);
+  const std::uint32_t blocks = c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : most;
+  if (blocks == 0 || blocks > most || blocks >= client.gpu_sms) return std::nullopt;
+  const std::uint64_t per_warp = std::uint64_t{queues_per_engine_warp} * blocks;
+  const std::uint64_t warps = c.gpu.engine_warps_per_block != 0
+                                  ? c.gpu.engine_warps_per_block
+                                  : std::max<std::uint64_t>(4, (queues + per_warp - 1) / per_warp);
+  if (warps > max_engine_warps_per_block || warps * per_warp < queues) return std::nullopt;
+  return engine_shape{blocks, static_cast<std::uint32_t>(warps)};
 }
 
 }  // namespace
@@ -60,10 +72,15 @@ drives_config drives_config_of(const run_config& c, const engine_client& client)
   dc.recovery = true;
   dc.recovery_opts.timeout_ns = command_timeout_ns(c);
   const std::uint64_t queues = dc.engine_queues();
-  const bool even = even_engine(c, client, queues);
-  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block
-                              : even                            ? 4
-                                                                : 16;
+  dc.engine_handover = c.gpu.engine_handover;
+  if (const std::optional<engine_shape> even = even_engine(c, client, queues)) {
+    // As the shape given explicitly would be: no block added for the ordering warps.
+    dc.engine_blocks = even->blocks;
+    dc.engine_warps_per_block = even->warps;
+    dc.engine_on_first_sms = true;
+    return dc;
+  }
+  const std::uint32_t warps = c.gpu.engine_warps_per_block != 0 ? c.gpu.engine_warps_per_block : 16;
   const std::uint64_t per_block = std::uint64_t{queues_per_engine_warp} * warps;
   const std::uint64_t least = (queues + per_block - 1) / per_block;
   // The automatic shape's blocks for `q` queues: 16, more when the queues need them.
@@ -71,21 +88,16 @@ drives_config drives_config_of(const run_config& c, const engine_client& client)
     return static_cast<std::uint32_t>(std::max<std::uint64_t>(16, (q + per_block - 1) / per_block));
   };
   dc.engine_warps_per_block = warps;
-  dc.engine_handover = c.gpu.engine_handover;
-  dc.engine_on_first_sms = c.gpu.engine_placement == gpu_engine_placement::first_sms || even;
-  dc.engine_blocks =
-      c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks
-      : even ? std::max(even_engine_blocks(client.gpu_sms), static_cast<std::uint32_t>(least))
-             : automatic_blocks(queues);
+  dc.engine_on_first_sms = c.gpu.engine_placement == gpu_engine_placement::first_sms;
+  dc.engine_blocks = c.gpu.engine_blocks != 0 ? c.gpu.engine_blocks : automatic_blocks(queues);
   // The drives' ordering queues get warps of their own beside the application's (an automatic
   // shape only) where the application's queues outnumber the warps the ordering warps would leave
   // them: the blocks they need more, so that those queues keep the even spread they have without
   // ordering queues (docs/gpu-engine.md, "The ordering warps beside the application's"). Fewer
   // queues have a warp each either way, and the engine no SM more. The application's blocks are
   // counted from its queues alone: where the ordering queues pushed `least` past 16 (8 SSDs x
-  // 1024 pairs: 8,200 queues), counting them too would add a block nobody needs. The even engine
-  // deals them as its shape given explicitly would.
-  if (dc.ordering_queues && c.gpu.engine_blocks == 0 && !even &&
+  // 1024 pairs: 8,200 queues), counting them too would add a block nobody needs.
+  if (dc.ordering_queues && c.gpu.engine_blocks == 0 &&
       queues > std::uint64_t{dc.engine_blocks} * warps) {
     const auto n = static_cast<std::uint32_t>(dc.drives.size());
     const std::uint32_t app_blocks = automatic_blocks(std::uint64_t{n} * dc.queues_per_drive);

@@ -202,8 +202,8 @@ emulated_drives::emulated_drives(const drives_config& cfg) : impl_(new impl) {
       if (cfg.engine_on_first_sms) {  // block b on SM b: the GPU needs that many SMs
         if (cfg.engine_blocks > static_cast<std::uint32_t>(sms))
           throw std::invalid_argument(
-              "emulated_drives: engine blocks on the first SMs (gpu.engine_placement first-sms) "
-              "need one SM each: " +
+              "emulated_drives: engine blocks on the first SMs (gpu.engine_placement first-sms, "
+              "or auto's even engine) need one SM each: " +
               std::to_string(cfg.engine_blocks) + " blocks, this GPU has " + std::to_string(sms) +
               " SMs");
         m.engine_grid = static_cast<std::uint32_t>(sms);
@@ -594,8 +594,11 @@ void emulated_drives::start() {
       throw std::runtime_error("emulated_drives: only " + std::to_string(started) + " of " +
                                std::to_string(m.warps) + " engine warps became resident in 20 s" +
                                (m.cfg.engine_on_first_sms
-                                    ? " (gpu.engine_placement first-sms needs SMs 0 .. " +
-                                          std::to_string(m.cfg.engine_blocks - 1) + " free)"
+                                    ? " (the engine on the first SMs, gpu.engine_placement "
+                                      "first-sms or nvm-block-bench's auto over 2 GiB of pinned "
+                                      "media, needs SMs 0 .. " +
+                                          std::to_string(m.cfg.engine_blocks - 1) +
+                                          " free: --set gpu.engine_placement=scheduler does not)"
                                     : ""));
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }

@@ -16,12 +16,14 @@ emu::timing_model timing_of(const model_spec& spec);
 /// Queues one engine warp serves at most (a queue per lane).
 inline constexpr std::uint32_t queues_per_engine_warp = 32;
 
-/// Pinned media a run touches (storage.ssd_count x its dataset) from which gpu.engine_placement
-/// auto gives an I/O-only client the even engine: the H200 measured divides random reads of pinned
-/// host memory evenly among its SMs over 1 GiB and unevenly over 2 GiB and more (2, 3, 4 and 10
-/// GiB measured), so that the engine
-/// blocks the scheduler puts on short-changed SMs carry the latency tail (docs/gpu-engine.md,
-/// "Where the engine's blocks land").
+/// The drives' pinned media (storage.ssd_count x storage.media.size_bytes: what the opened drives
+/// are, whatever a point's dataset) from which gpu.engine_placement auto gives an I/O-only client
+/// the even engine. The H200 measured divides random reads of pinned host memory evenly among its
+/// SMs over 1 GiB and unevenly over 10 GiB (per-SM shares measured), so that the engine blocks the
+/// scheduler puts on short-changed SMs carry the latency tail (docs/gpu-engine.md, "Where the
+/// engine's blocks land"); over 2, 3 and 4 GiB the even engine's lower tails at an equal or higher
+/// share of the ceiling say the same (inferred), and at 1 GiB it cost 6 % ("The even engine of
+/// nvm-block-bench").
 inline constexpr std::uint64_t uneven_host_reads_bytes = std::uint64_t{2} << 30;
 
 /// What shares the GPU with the engine: what gpu.engine_placement auto decides from.
@@ -48,9 +50,11 @@ constexpr std::uint32_t even_engine_blocks(std::uint32_t sms) {
 /// drives_config::engine_app_warps) where the application's queues
 /// outnumber the warps the ordering warps would leave them and those stay within an eighth of all.
 /// gpu.engine_placement auto is the scheduler's placement, but for an I/O-only `client` over
-/// pinned media of uneven_host_reads_bytes or more the even engine: blocks of 4 warps on the first
-/// even_engine_blocks(gpu_sms) SMs (the blocks or warps given where gpu.engine_blocks or
-/// gpu.engine_warps_per_block are set), where those fit the GPU's SMs.
+/// pinned media of uneven_host_reads_bytes or more the even engine, block b on SM b:
+/// even_engine_blocks(gpu_sms) blocks (or gpu.engine_blocks where set, if no more) of the fewest
+/// warps from 4 that serve every queue (or gpu.engine_warps_per_block where set). Where no such
+/// shape serves the queues within 16 warps a block, or it would leave the client no SM, auto is
+/// the scheduler's placement with the automatic shape above.
 /// Throws config_error naming gpu.engine_blocks when the blocks given cannot serve every queue.
 drives_config drives_config_of(const run_config& c, const engine_client& client = {});
 
