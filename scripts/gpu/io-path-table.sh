@@ -16,7 +16,7 @@
 #                    1ac4fd9; not in the default POINTS: run it by name). Since 6eeb6b4 it is
 #                    what nvm-block-bench's default (auto) gives optane10_1g on an H200, given
 #                    explicitly
-# Since 6eeb6b4 (gpu.engine_placement auto) nvm-block-bench's points over 2 GiB or more of pinned
+# Since 6eeb6b4 (gpu.engine_placement auto) nvm-block-bench's points with 2 GiB or more of pinned
 # media (ideal_4k_8g, ideal_512_4g, optane4_512, optane10_256m, optane10_1g) run the even engine
 # by default (docs/gpu-engine.md, "The even engine of nvm-block-bench"); EXTRA="--set
 # gpu.engine_placement=scheduler" gives the scheduler's 16 x 16 as before.

@@ -40,7 +40,7 @@
 # cache points); NEW_ARGS / OLD_ARGS: for the new / old build only, after ARGS (e.g. keys the old
 # one does not know; or, with OLD and NEW the same folder, two settings of one build:
 # OLD_ARGS="--set gpu.engine_blocks=64" NEW_ARGS="--set gpu.engine_blocks=80").
-# Since 6eeb6b4 nvm-block-bench's default engine over 2 GiB or more of pinned media is the even one
+# Since 6eeb6b4 nvm-block-bench's default engine with 2 GiB or more of pinned media is the even one
 # (gpu.engine_placement auto: table_ideal_512_4g, table_ideal_4k_8g, table_optane4_512,
 # table_optane10_256m, table_optane10_1g, nbb_ideal_4096, nbb_optane4_512, the f4_ points at 8 and
 # 10 SSDs): against an older build that compares the placement too; ARGS="--set

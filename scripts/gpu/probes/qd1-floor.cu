@@ -10,9 +10,8 @@
 //     entry and rings (release), the controller polls the doorbell, reads the entry, writes a
 //     16-byte completion whose last word carries the phase (release), the client polls it;
 //   command-system: the same with the client's side at system scope (the hardware protocol's
-//     doorbell and completion poll; the controller's side as the engine's, device scope);
-//   read-ordered-sys: two such commands a read, one after the other (the hardware protocol's QD1
-//     read: the read and, once it completed, its BaM 4.4 ordering read), per read;
+//     doorbell and completion poll; the controller's side as the engine's, device scope); the
+//     hardware protocol's QD1 read is two of them, the read and then its BaM 4.4 ordering read;
 //   atomic: one thread's chain of dependent fetch_adds on one word (an L2 round trip each);
 //   fence: one thread's store, then a device-scope acq_rel fence, repeated (the fence's cost with
 //     a store in flight, what a release costs);
@@ -225,10 +224,6 @@ int main(int argc, char** argv) {
   measure("command-device", st, n, reps, n,
           [&] { command<cuda::thread_scope_device><<<2, 1>>>(st, n); });
   measure("command-system", st, n, reps, n,
-          [&] { command<cuda::thread_scope_system><<<2, 1>>>(st, n); });
-  // The hardware protocol's QD1 read: the read, then (its completion seen) the ordering read of
-  // BaM's 4.4, each a system-scope command: two in a row, per read.
-  measure("read-ordered-sys", st, n, reps, n / 2.0,
           [&] { command<cuda::thread_scope_system><<<2, 1>>>(st, n); });
   measure("atomic", st, n, reps, n, [&] { atomic_chain<<<1, 1>>>(st, n); });
   measure("fence", st, n, reps, n, [&] { fence_chain<<<1, 1>>>(st, n); });
