@@ -3,7 +3,8 @@
 auto (the scheduler's 16 x 16 under 4 GiB) against the even engine given explicitly (80 x 4 on the
 first SMs), 2 rounds: each process's median run, its share of the direct-read ceiling the same
 process measured over the same footprint, its p50 and p99.99 and the engine the report says
-ran. Run from this folder: python3 line.py > line.md
+ran. Run from this folder: python3 line.py > line.md; with a folder, that folder's line/ (call 7:
+python3 line.py ../call7 > ../call7/line.md).
 """
 import sys
 from pathlib import Path
@@ -14,7 +15,8 @@ import reports  # noqa: E402
 print("| protocol | media | engine | round | M IOPS | of the direct-read ceiling | p50 us | p99.99 us | "
       "p99.99 / p50 | engine that ran |")
 print("|---|---|---|---|---|---|---|---|---|---|")
-for f in sorted(Path(__file__).parent.glob("line/*.json")):
+folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent
+for f in sorted(folder.glob("line/*.json")):
     protocol, media, shape, rnd = f.stem.split("-")
     cfg, job, b = reports.jobs(reports.load(f))[0]
     p50 = reports.percentile_us(job, "50.000000")
@@ -23,5 +25,5 @@ for f in sorted(Path(__file__).parent.glob("line/*.json")):
     ceiling = (reports.ceilings(reports.load(f), b) or {}).get("direct_reads_per_s")
     share = f"{reports.total_iops(job) / ceiling:.3f}" if ceiling else "-"
     ran = f"{st['engine_blocks']} x {st['engine_warps'] // st['engine_blocks']}, {st['engine_placement']}"
-    print(f"| {protocol} | {media.upper().replace('G', ' GiB')} | {shape} | {rnd} | "
+    print(f"| {protocol} | {media[:-1]} {'GiB' if media.endswith('g') else 'MiB'} | {shape} | {rnd} | "
           f"{reports.total_iops(job) / 1e6:.2f} | {share} | {p50:.0f} | {p9999:.0f} | {p9999 / p50:.1f} x | {ran} |")
