@@ -236,11 +236,8 @@ void emulated_backend::open(const run_config& c) {
   check_common(c, "emulated");
   // Its threads only issue I/O: gpu.engine_placement auto may give the engine SMs they would
   // not use (drives_config_of, "The even engine of nvm-block-bench" in docs/gpu-engine.md).
-  int device = 0, sms = 0;
-  cuda_check(cudaGetDevice(&device), "emulated: current device");
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "emulated: SMs");
-  const emu::gpu::drives_config dc =
-      emu::gpu::drives_config_of(c, {.io_only = true, .gpu_sms = static_cast<std::uint32_t>(sms)});
+  const emu::gpu::drives_config dc = emu::gpu::drives_config_of(
+      c, {.io_only = true, .gpu_sms = static_cast<std::uint32_t>(cuda_sm_count())});
   try {
     impl_->drives = std::make_unique<emu::gpu::emulated_drives>(dc);
   } catch (const std::invalid_argument& e) {

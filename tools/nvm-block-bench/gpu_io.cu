@@ -605,10 +605,7 @@ gpu_io_runner::gpu_io_runner(std::uint32_t max_threads, std::uint64_t io_size)
   impl& m = *impl_;
   m.max_threads = max_threads;
   m.io_size = io_size;
-  int device = 0;
-  cuda_check(cudaGetDevice(&device), "cudaGetDevice");
-  cuda_check(cudaDeviceGetAttribute(&m.gpu_sms, cudaDevAttrMultiProcessorCount, device),
-             "SM count");
+  m.gpu_sms = cuda_sm_count();
   const std::uint64_t stride = buffer_stride(io_size);
   cuda_check(cudaMalloc(&m.buffer_block, std::uint64_t{max_threads} * stride + page),
              "cudaMalloc I/O buffers");

@@ -710,20 +710,19 @@ std::vector<field> fields_of(run_config& c) {
                          "emulated backends: an engine warp whose turns stay full hands queues "
                          "over to warps with time to spare (docs/gpu-engine.md, \"Queue "
                          "handover\"); false: each queue stays with one engine lane"));
-  f.push_back(enum_field(
-      "gpu.engine_placement", g.engine_placement, engine_placement_names,
-      "emulated backends: where the engine's blocks run: scheduler (where "
-      "the block scheduler puts them), first-sms (block b on SM b, each "
-      "taking a whole SM; needs gpu.engine_blocks <= the GPU's SMs, those SMs "
-      "free at start; with pinned media past the GPU's translation reach it "
-      "evens the latency tail; the I/O rate rises with the SMs the engine "
-      "takes, which the application loses: docs/gpu-engine.md, \"Where the "
-      "engine's blocks land\" and \"The engine's SM share against the "
-      "application's\") or auto (scheduler, but for nvm-block-bench, whose "
-      "threads only issue I/O, where its SSDs' pinned media come to 2 GiB or more: first-sms "
-      "with the even engine, 4-warp blocks on 3/5 of the SMs, 80 x 4 on an "
-      "H200, or the scheduler where such an engine cannot serve the queues: "
-      "docs/gpu-engine.md, \"The even engine of nvm-block-bench\")"));
+  f.push_back(
+      enum_field("gpu.engine_placement", g.engine_placement, engine_placement_names,
+                 "emulated backends: where the engine's blocks run: scheduler (where the block "
+                 "scheduler puts them), first-sms (block b on SM b, each taking a whole SM; "
+                 "needs gpu.engine_blocks <= the GPU's SMs, those SMs free at start; with pinned"
+                 " media past the GPU's translation reach it evens the latency tail; the I/O "
+                 "rate rises with the SMs the engine takes, which the application loses: "
+                 "docs/gpu-engine.md, \"Where the engine's blocks land\" and \"The engine's SM "
+                 "share against the application's\") or auto (scheduler, but for nvm-block-"
+                 "bench, whose threads only issue I/O, where its SSDs' pinned media come to 2 "
+                 "GiB or more: first-sms with the even engine, 4-warp blocks on 3/5 of the SMs, "
+                 "80 x 4 on an H200, or the scheduler where such an engine cannot serve the "
+                 "queues: docs/gpu-engine.md, \"The even engine of nvm-block-bench\")"));
   f.push_back(enum_field("gpu.queue_access", g.queue_access, queue_access_names,
                          "emulated backend: how GPU threads use their queue pairs: auto (a thread "
                          "alone on its queue pair, one command at a time with no other thread "

@@ -153,9 +153,7 @@ machine_ceilings measure_gpu_ceilings(std::span<const pinned_span> spans, std::u
   cuda_check(cudaEventCreate(&g.b), "event");
   cudaStream_t s = g.stream;
   cudaEvent_t a = g.a, b = g.b;
-  int sms = 0;
-  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "sms");
-  const std::uint32_t threads = 256, grid = static_cast<std::uint32_t>(sms) * 8;
+  const std::uint32_t threads = 256, grid = static_cast<std::uint32_t>(cuda_sm_count()) * 8;
   const std::uint64_t warps = std::uint64_t{grid} * threads / 32;
   cuda_check(cudaMalloc(&g.reads, warps * block), "cudaMalloc scratch");
   auto* scratch = static_cast<uint4*>(g.reads);

@@ -33,6 +33,14 @@ inline bool cuda_device_usable(std::string& why) {
   return true;
 }
 
+/// The current device's SMs. Throws as cuda_check does.
+inline int cuda_sm_count() {
+  int device = 0, sms = 0;
+  cuda_check(cudaGetDevice(&device), "current device");
+  cuda_check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+  return sms;
+}
+
 /// Makes `kernel` launchable while a persistent kernel runs: call it for every application
 /// kernel before one starts (emu::gpu::emulated_drives::start()). Two things would otherwise
 /// make a launch wait for the whole device to go idle, which never happens while the engine
