@@ -114,19 +114,17 @@ class ordering_read_ref {
   /// (0: none): that read covers the positions below it.
   BAM_HD bool after_completion(std::uint64_t covered = 0) const {
     if (state_ == nullptr) return true;
-    ref_t<std::uint64_t> tail(state_->tail), head(state_->head);
-    ref_t<std::uint32_t> lock(state_->lock);
     // Release: the completions this thread saw come before its position, which the holder
     // acquires when it reads the tail.
-    const std::uint64_t pos = tail.fetch_add(1, release);
-    // The head's and the lock's loads are in flight with the tail's read-modify-write (one round
-    // trip). The caller's read covers the positions below `covered` (none of them is the
-    // caller's: its position was taken after the mark); the head is raised only where it is
+    const std::uint64_t pos = ref_t<std::uint64_t>(state_->tail).fetch_add(1, release);
+    ref_t<std::uint64_t> head(state_->head);
+    // The head's load is in flight with the tail's read-modify-write (one round trip, as
+    // without covers). The caller's read covers the positions below `covered` (none of them is
+    // the caller's: its position was taken after the mark); the head is raised only where it is
     // lower, so a thread alone on its drive (QD1) adds nothing. Relaxed on the device: what a
     // waiter needs from it is that the read's SQ entry was fetched, which its completion proved
     // before this thread's acquire of it, and that acquire's fence orders this after it.
     std::uint64_t seen = head.load(device_relaxed(acquire));
-    std::uint32_t locked = lock.load(relaxed);
     // A mark above the caller's own position cannot be this drive's since the state was last
     // zeroed (a mark of another drive, or from before a reset): it covers nothing. (One at or
     // below it cannot be told apart: the callers take the mark and wait on the same drive, and a
@@ -137,36 +135,14 @@ class ordering_read_ref {
     }
     backoff bo;
     while (seen <= pos) {
-      if (locked == 0 && lock.exchange(1, device_relaxed(acquire)) == 0) {
-        // The holder: the head and the tail read together, then one acquire fence (device
-        // code) for the lock, the tail's positions and the previous holder's words.
-        const std::uint64_t was = head.load(device_relaxed(acquire));
-        const std::uint64_t upto = tail.load(device_relaxed(acquire));
-#if BAM_DEVICE_CODE
-        cuda::atomic_thread_fence(acquire, Scope);
-#endif
-        // Covered by the read that ended just before the lock was taken: nothing to issue.
-        const bool issues = was <= pos;
-        const bool ok = issues ? issue(upto) : true;
-        // One release for the head (never lowered: the application's reads may have raised it
-        // past `upto` meanwhile) and the lock: a fence and two relaxed writes on the device.
-#if BAM_DEVICE_CODE
-        cuda::atomic_thread_fence(release, Scope);
-        if (issues) head.fetch_max(upto, relaxed);
-        lock.store(0, relaxed);
-#else
-        if (issues) head.fetch_max(upto, release);
-        lock.store(0, release);
-#endif
-        // The holder's own read answers for it: its completion was acquired at the
-        // controller's scope (queue_hold's poll, or the shared protocol's move_head), which
-        // orders the caller's loads of the data after it; no failed mark to read.
-        if (issues) return ok;
-        break;
+      if (try_lock()) {
+        if (head.load(device_relaxed(acquire)) <= pos)
+          issue(ref_t<std::uint64_t>(state_->tail).load(acquire));
+        ref_t<std::uint32_t>(state_->lock).store(0, release);
+        break;  // covered: by our read or by the one that ended just before we took the lock
       }
       bo.pause();
       seen = head.load(device_relaxed(acquire));
-      locked = lock.load(relaxed);
     }
 #if BAM_DEVICE_CODE
     // The caller's loads of the data come after this: one fence orders them after the head seen
@@ -182,14 +158,17 @@ class ordering_read_ref {
   }
 
  private:
-  /// Lock holder: one read covering every position below `upto`: true when it completed (any
-  /// status proves the fetch), false when it did not (`failed_upto` marks the positions it
-  /// covered); the caller raises the head and unlocks. Out of line (the ordering read is a slow
-  /// path of every kernel that reads through an ordered queue set). On a queue of its
+  BAM_HD bool try_lock() const {
+    ref_t<std::uint32_t> l(state_->lock);
+    return l.load(relaxed) == 0 && l.exchange(1, acquire) == 0;
+  }
+
+  /// Lock holder: one read covering every position below `upto`, out of line (the ordering read
+  /// is a slow path of every kernel that reads through an ordered queue set). On a queue of its
   /// own (queue_use::exclusive) the holder holds it for the read (submit_and_wait_held); on a
   /// shared one it goes through BaM's protocol and its wait polls every 32 ns or so
   /// (submit_and_wait_outlined's `alone`), not up to every 2 us.
-  BAM_HD bool issue(std::uint64_t upto) const {
+  BAM_HD void issue(std::uint64_t upto) const {
     const nvme::command cmd = nvme::read(nsid_, lba_, nlb_, {scratch_, 0});
     nvme::completion c;
     if constexpr (Use == queue_use::exclusive)
@@ -205,9 +184,9 @@ class ordering_read_ref {
     if (st == timed_out || st == queue_failed) {
       ref_t<std::uint64_t>(state_->timeouts).fetch_add(1, relaxed);
       ref_t<std::uint64_t>(state_->failed_upto).store(upto, relaxed);
-      return false;
     }
-    return true;
+    // Never lowered: the application's reads may have raised it past `upto` meanwhile.
+    ref_t<std::uint64_t>(state_->head).fetch_max(upto, release);
   }
 
   ordering_state* state_ = nullptr;
