@@ -25,12 +25,8 @@ enum class queue_use { shared, exclusive };
 /// at the head, one fence and the entry's words: no read-modify-write waited for, no lock taken.
 /// The queue's words (ticket, tail, CQ head, SQ head, turn counters) follow with relaxed stores
 /// as the shared protocol would leave them, so that releasing is unlocking; the CQ head doorbell
-/// is rung where the head reaches a multiple of half the ring (an NVMe host may ring it for
-/// several entries at once), one fence and doorbell for cq_entries / 2 completions, and not at
-/// release: the controller's view of the CQ head lags by less than half the ring, which leaves it
-/// room, and the next doorbell (a holder's, or the shared protocol's, which rings its own head)
-/// moves it on. The position decides, not a count kept in the hold, so a hold around every
-/// command (the ordering read's, submit_and_wait_held) rings as seldom as one held for a run.
+/// is rung every half ring and at release (an NVMe host may ring it for several entries at once),
+/// one fence and doorbell for cq_entries / 2 completions.
 ///
 /// What ends a hold besides release(): a command that gets no completion in time or a failed
 /// queue (the command is left in flight to the shared protocol as any other: ID 0 abandoned, its
@@ -90,7 +86,8 @@ class queue_hold {
     return pass(dw3);
   }
 
-  /// Ends the hold: both locks left at their positions, ID 0 free. Nothing when not held.
+  /// Ends the hold: the CQ head doorbell rung if entries were passed since, both locks left at
+  /// their positions, ID 0 free. Nothing when not held.
   BAM_HD void release() {
     if (!held_) return;
     end(pos_, pos_);
@@ -177,8 +174,7 @@ class queue_hold {
   /// Passes the held command's completion (DW3 `dw3`, its own): the entry's words, the SQ slots
   /// its SQHD says the controller fetched (their second turn increments and the SQ head:
   /// release_sq_slots, which refuses an SQHD that is not a slot or past the tail: the queue
-  /// fails and the hold ends), the CQ head word, and the CQ head doorbell where the head reaches
-  /// a multiple of half the ring.
+  /// fails and the hold ends), the CQ head word, and every half ring the CQ head doorbell.
   BAM_HD nvme::completion pass(std::uint32_t dw3) {
     const queue_pointers& p = q_.p_;
     const auto cq_slot = static_cast<std::uint32_t>(pos_ % p.cq_entries);
@@ -188,7 +184,7 @@ class queue_hold {
     if (valid) sq_head_ += q_.sq_advance(sqhd, sq_head_);
     ++pos_;
     ref_t<std::uint64_t>(p.counters->cq_head).store(position_word(pos_, true), relaxed);
-    if (pos_ % (p.cq_entries / 2) == 0) ring_cq_head();
+    if (++unrung_ >= p.cq_entries / 2) ring_cq_head();
     if (!valid) {
       ref_t<std::uint64_t>(p.counters->invalid_completions).fetch_add(1, relaxed);
       q_.fail();
@@ -234,6 +230,7 @@ class queue_hold {
     if (took_tail && took_head && took_id && !failed && position_of(tail_was) == ticket &&
         position_of(head_was) == ticket && sq_head == ticket) {
       pos_ = sq_head_ = ticket;
+      unrung_ = 0;
       held_ = true;
       return true;
     }
@@ -252,12 +249,15 @@ class queue_hold {
     Doorbell::template ring_after_fence<Scope>(p.cq_doorbell,
                                                static_cast<std::uint32_t>(pos_ % p.cq_entries));
     ref_t<std::uint64_t>(p.counters->cq_doorbell_writes).fetch_add(1, relaxed);
+    unrung_ = 0;
   }
 
-  /// Stops holding: leaves the tail and the CQ head unlocked at `tail` and `head` (their release
-  /// stores order this thread's doorbells before a later holder's; no CQ head doorbell: see the
-  /// class comment). ID 0 and the host's user count are the caller's.
+  /// Stops holding: rings the CQ head doorbell if entries were passed since it was last rung,
+  /// then leaves the tail and the CQ head unlocked at `tail` and `head` (their release stores
+  /// order this thread's doorbells before a later holder's). ID 0 and the host's user count are
+  /// the caller's.
   BAM_HD void end(std::uint64_t tail, std::uint64_t head) {
+    if (unrung_ != 0) ring_cq_head();
     queue_counters& c = *q_.p_.counters;
     queue_type::unlock_position(c.sq_tail, tail);
     queue_type::unlock_position(c.cq_head, head);
@@ -267,6 +267,7 @@ class queue_hold {
   queue_type q_;
   std::uint64_t pos_ = 0;      ///< held: the ticket, the SQ tail and the CQ head
   std::uint64_t sq_head_ = 0;  ///< held: the SQ head (the controller's last SQHD)
+  std::uint32_t unrung_ = 0;   ///< completions passed since the CQ head doorbell was rung
   bool held_ = false;
 };
 
