@@ -1,6 +1,6 @@
 #!/bin/bash
-# Call 4 (as run): the commit kept (build/carry/g9.tar.xz: the hold's CQ head doorbell by position,
-# after_completion as at cd66baf), staged by run-gpu-tests.sh --stage: the GPU tests,
+# Call 4 (as run): 71b2303, A alone (build/carry/g9.tar.xz: the hold's CQ head doorbell by
+# position, after_completion as at cd66baf; reverted after this call in ef98daf), staged by run-gpu-tests.sh --stage: the GPU tests,
 # compute-sanitizer (memcheck, racecheck, synccheck) over the held queues' small cases, the new
 # build against cd66baf's (build/carry/old7.tar.xz) alternated over 3 rounds in the hardware
 # protocol, then issue 19's table in the hardware protocol. Raw files in /tmp/raw, tarred into $OUT.
