@@ -1,9 +1,11 @@
-"""scripts/register-cost --check and --update without compiling a kernel: the comparison names
-every kernel whose registers, stack frame or spills moved, that is gone or new, and nothing
-else; a file recorded with another nvcc is skipped (77) before any compile; a malformed file, an
-unknown application or a build without CUDA exits 2, named. ctest kernel_resources runs the
-check itself on the recorded file (the compiles). Skipped (77) without a build configured with
-CUDA."""
+"""scripts/register-cost --check and --update without compiling a kernel (the compiles stubbed):
+the comparison names every kernel whose registers, stack frame or spills moved, that is gone or
+new, and nothing else; --check exits 0 on the same figures and 1 on a difference, a file recorded
+with another nvcc is skipped (77) before any compile, --update writes what was compiled; a
+malformed file, an unknown application, a build without CUDA or an nvcc that does not run exits
+2, named. ctest kernel_resources runs the check itself on the recorded file (the compiles). The
+command-line cases that read the build's compile commands are skipped without a build
+configured with CUDA."""
 import importlib.machinery
 import importlib.util
 import json
@@ -60,6 +62,57 @@ class ResourceDiffsTest(unittest.TestCase):
                                           "spill_loads"}, f"{app}: {name}")
         # The hot kernel whose code generation issue 19's steps moved is among them.
         self.assertIn("tools::bench_kernel [hardware]", recorded["apps"]["cache-bench"])
+
+
+class CheckOrUpdateTest(TempDirTest):
+    """check_or_update in process, its compiler and compiles stubbed."""
+
+    def setUp(self):
+        super().setUp()
+        self.rc = load_script()
+        self.compiled = {"a": {"k": figures(128, 296, 208, 224)}}
+        self.compiles = 0
+
+        def resources(entries, tmp):
+            self.compiles += 1
+            return self.compiled
+        self.rc.app_entries = lambda build, apps: {app: {"command": "nvcc"} for app in apps}
+        self.rc.nvcc_version = lambda entry: "nvcc X"
+        self.rc.app_resources = resources
+
+    def check(self, recorded, update=False):
+        path = self.tmp / "ptxas.json"
+        path.write_text(json.dumps(recorded))
+        return self.rc.check_or_update(self.tmp, path, update), path
+
+    def test_the_same_figures_pass_and_a_moved_one_fails(self):
+        self.assertEqual(self.check({"nvcc": "nvcc X", "apps": self.compiled})[0], 0)
+        moved = {"a": {"k": figures(128, 296, 200, 224)}}
+        self.assertEqual(self.check({"nvcc": "nvcc X", "apps": moved})[0], 1)
+        self.assertEqual(self.compiles, 2)
+
+    def test_another_nvcc_is_skipped_before_any_compile(self):
+        self.assertEqual(self.check({"nvcc": "nvcc Y", "apps": self.compiled})[0], 77)
+        self.assertEqual(self.compiles, 0)
+
+    def test_update_writes_what_was_compiled_and_the_nvcc(self):
+        status, path = self.check({"about": "kept", "nvcc": "old", "apps": {"a": {}}}, update=True)
+        self.assertEqual(status, 0)
+        self.assertEqual(json.loads(path.read_text()),
+                         {"about": "kept", "nvcc": "nvcc X", "apps": self.compiled})
+
+    def test_malformed_figures_exit_2_before_any_compile(self):
+        for apps in ({"a": 5}, {"a": {"k": {"registers": 1}}}, {"a": {"k": figures("x")}}):
+            self.assertEqual(self.check({"nvcc": "nvcc X", "apps": apps})[0], 2, apps)
+        self.assertEqual(self.compiles, 0)
+
+    def test_an_nvcc_that_does_not_run_exits_2(self):
+        rc = load_script()
+        rc.app_entries = lambda build, apps: {app: {"command": "/no/such/nvcc -c x.cu"}
+                                              for app in apps}
+        path = self.tmp / "ptxas.json"
+        path.write_text(json.dumps({"nvcc": "nvcc X", "apps": self.compiled}))
+        self.assertEqual(rc.check_or_update(self.tmp, path, False), 2)
 
 
 @unittest.skipUnless(has_cuda_build(), f"no build configured with CUDA in {BUILD}")
